@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The forge-reflect command. Everything lives in dist/ (built by `npm install`).
+import { main } from '../dist/cli.js';
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,57 @@
+/**
+ * The forge-reflect command line: yargs, with every command's work in its own module that is
+ * imported only when that command runs (ajv, better-sqlite3 and friends cost real time to load).
+ */
+import yargs, { type Argv } from 'yargs';
+import { EXIT_OK, EXIT_USAGE, UserError, usageError } from './errors.js';
+import { COMMANDS } from './commands/registry.js';
+
+function buildParser(argv: string[]): Argv {
+  let parser = yargs(argv)
+    .scriptName('forge-reflect')
+    .usage('$0 <command> [options]\n\nReflection sidecars, the agent event log and their analyses.')
+    .strict()
+    .demandCommand(1, 'name a command')
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version()
+    .wrap(Math.min(100, process.stdout.columns || 100))
+    .fail((message, error) => {
+      throw error ?? usageError(message);
+    });
+  for (const spec of COMMANDS) {
+    parser = parser.command(
+      spec.command,
+      spec.describe,
+      (y) => {
+        const built = spec.builder(y);
+        for (const [example, what] of spec.examples) built.example(example, what);
+        return built;
+      },
+      async (args) => {
+        const run = await spec.load();
+        process.exitCode = await run(args as Record<string, unknown>);
+      },
+    );
+  }
+  return parser;
+}
+
+/** Runs the CLI and returns its exit status; never throws. */
+export async function main(argv: string[]): Promise<number> {
+  process.exitCode = EXIT_OK;
+  try {
+    await buildParser(argv).parseAsync();
+    return Number(process.exitCode ?? EXIT_OK);
+  } catch (error) {
+    if (error instanceof UserError) {
+      process.stderr.write(`forge-reflect: ${error.message}\n`);
+      if (error.exitCode === EXIT_USAGE) process.stderr.write('Run `forge-reflect --help` for the commands and their options.\n');
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`forge-reflect: internal error: ${message}\nPlease report it with the command you ran.\n`);
+    return 70;
+  }
+}

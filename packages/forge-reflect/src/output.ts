@@ -1,0 +1,31 @@
+/** Writing for people: colour only on a terminal and never with NO_COLOR. */
+export interface Painter {
+  ok(text: string): string;
+  bad(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+export function useColour(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+}
+
+export function painter(enabled: boolean): Painter {
+  const wrap = (code: number) => (text: string) => (enabled ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return { ok: wrap(32), bad: wrap(31), dim: wrap(2), bold: wrap(1) };
+}
+
+/** Left-aligned columns, two spaces apart; the last column is not padded. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+export function writeJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+/** The kit's own root (the folder with schemas/, hooks/ and runtime/), from this built file. */
+export function kitRoot(): string {
+  return fileURLToPath(new URL('../../../', import.meta.url));
+}
+
+export function kitPath(...parts: string[]): string {
+  return join(kitRoot(), ...parts);
+}

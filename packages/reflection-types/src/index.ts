@@ -1,0 +1,2 @@
+export * from './reflection.js';
+export type * from './reflection.dto.js';

@@ -1,0 +1,2 @@
+export * from './risk-table.js';
+export * from './risk-floor.js';

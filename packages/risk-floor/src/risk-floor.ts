@@ -1,0 +1,126 @@
+/**
+ * evaluateRiskFloor: the minimum review a change needs, from the paths it touches.
+ *
+ * Pure, deterministic, no IO. This is a floor beneath the other gates, never above them.
+ * Precedence for a consumer: CI/tests > human merge > reviewer verdict > self-reflection.
+ * A green floor does not make a change safe; a red one says a human should look.
+ */
+import type { ReviewSurface } from '@forge-reflect/reflection-types';
+import {
+  DEFAULT_THRESHOLD,
+  NONE_WEIGHT,
+  REASON_FILE_LIMIT,
+  RISK_TABLE,
+  THRESHOLD_TEXT_PATTERN,
+  type SurfaceRule,
+} from './risk-table.js';
+
+export interface RiskFloorInput {
+  filesChanged: readonly string[];
+  insertions?: number;
+  deletions?: number;
+}
+
+export interface RiskFloorOptions {
+  /** needs_review when score >= threshold; a number in [0, 1], default 0.5. */
+  threshold?: number;
+}
+
+export interface RiskFloorVerdict {
+  needs_review: boolean;
+  score: number;
+  surface: ReviewSurface;
+  reason: string;
+}
+
+export interface PathClassification {
+  surface: ReviewSurface;
+  weight: number;
+}
+
+const COMPILED: ReadonlyArray<{ rule: SurfaceRule; regexes: RegExp[] }> = RISK_TABLE.map((rule) => ({
+  rule,
+  regexes: rule.patterns.map((p) => new RegExp(p, 'i')),
+}));
+
+/** Backslashes become `/`, and leading `./` segments are dropped. */
+export function normalizeRepoPath(path: string): string {
+  let out = path.replace(/\\/g, '/');
+  while (out.startsWith('./')) out = out.slice(2);
+  return out;
+}
+
+/** The first surface, in table order, whose pattern matches the path. */
+export function classifyPath(path: string): PathClassification {
+  const normalized = normalizeRepoPath(path);
+  for (const { rule, regexes } of COMPILED) {
+    if (regexes.some((re) => re.test(normalized))) return { surface: rule.surface, weight: rule.weight };
+  }
+  return { surface: 'none', weight: NONE_WEIGHT };
+}
+
+export class RiskThresholdError extends RangeError {
+  constructor(value: unknown) {
+    super(`risk threshold must be a number from 0 to 1, got ${JSON.stringify(String(value))}`);
+    this.name = 'RiskThresholdError';
+  }
+}
+
+function checkThreshold(value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
+    throw new RiskThresholdError(value);
+  }
+  return value;
+}
+
+/**
+ * Reads a threshold written as text (an environment variable or a flag). Returns undefined
+ * when the text is not a decimal from 0 to 1; callers decide whether that is an error.
+ */
+export function parseThresholdText(text: string): number | undefined {
+  if (!new RegExp(THRESHOLD_TEXT_PATTERN).test(text)) return undefined;
+  const value = Number(text);
+  return value >= 0 && value <= 1 ? value : undefined;
+}
+
+function describeFiles(files: readonly string[]): string {
+  const named = files.slice(0, REASON_FILE_LIMIT).join(', ');
+  const rest = files.length - REASON_FILE_LIMIT;
+  return rest > 0 ? `${named} (+${rest} more)` : named;
+}
+
+export function evaluateRiskFloor(input: RiskFloorInput, options: RiskFloorOptions = {}): RiskFloorVerdict {
+  const threshold = options.threshold === undefined ? DEFAULT_THRESHOLD : checkThreshold(options.threshold);
+  const files = input.filesChanged;
+  if (files.length === 0) {
+    return { needs_review: false, score: 0, surface: 'none', reason: 'no files changed' };
+  }
+
+  let best: PathClassification = { surface: 'none', weight: NONE_WEIGHT };
+  const tripped: string[] = [];
+  for (const file of files) {
+    const found = classifyPath(file);
+    if (found.weight > best.weight) {
+      best = found;
+      tripped.length = 0;
+    }
+    if (found.surface === best.surface) tripped.push(file);
+  }
+
+  const needsReview = best.weight >= threshold;
+  if (best.surface === 'none') {
+    return {
+      needs_review: needsReview,
+      score: best.weight,
+      surface: 'none',
+      reason: `no risky surface in ${files.length} file(s)${needsReview ? `; review required at threshold ${threshold}` : ''}`,
+    };
+  }
+  const verdict = needsReview ? `review required at threshold ${threshold}` : `below review threshold ${threshold}`;
+  return {
+    needs_review: needsReview,
+    score: best.weight,
+    surface: best.surface,
+    reason: `${best.surface} surface (weight ${best.weight}) in ${tripped.length} file(s): ${describeFiles(tripped)}; ${verdict}`,
+  };
+}
