@@ -1,0 +1,156 @@
+# shellcheck shell=bash disable=SC2034 # FORGE_* results are read by the hooks that source this
+# Shared by the forge-reflect hooks. Pure bash where it can be: the per-event path forks only
+# `head` (and `timeout` when present), never node.
+#
+# Every function here fails soft: it returns non-zero and the caller degrades; nothing exits.
+
+FORGE_PAYLOAD_CAP=${FORGE_PAYLOAD_CAP:-1048576}
+[[ $FORGE_PAYLOAD_CAP =~ ^[1-9][0-9]{0,9}$ ]] || FORGE_PAYLOAD_CAP=1048576
+FORGE_STDIN_SECONDS=5
+
+# Runs "$@" under `timeout SECONDS` when the system has it, else directly.
+forge_bounded() {
+  local seconds=$1
+  shift
+  if command -v timeout >/dev/null 2>&1; then
+    timeout -k 1 "$seconds" "$@"
+  else
+    "$@"
+  fi
+}
+
+# forge_state_dir: sets FORGE_STATE (the state dir) and FORGE_ROOT (the git work tree root, or
+# empty outside one). $FORGE_DIR wins; else <root>/.forge; else $PWD/.forge. The root is found by
+# walking up to a `.git` entry (a folder, or a worktree's file), without forking git.
+forge_state_dir() {
+  local dir=$PWD
+  FORGE_ROOT=''
+  while [[ -n $dir ]]; do
+    if [[ -e $dir/.git ]]; then
+      FORGE_ROOT=$dir
+      break
+    fi
+    dir=${dir%/*}
+  done
+  [[ -z $FORGE_ROOT && -e /.git ]] && FORGE_ROOT=/
+  if [[ -n ${FORGE_DIR:-} ]]; then
+    FORGE_STATE=$FORGE_DIR
+  else
+    FORGE_STATE=${FORGE_ROOT:-$PWD}
+    FORGE_STATE=${FORGE_STATE%/}/.forge
+  fi
+}
+
+# forge_ensure_dir DIR: DIR exists, is a real folder (not a symlink), and is writable.
+# The state dir itself gets a .gitignore of `*` so nothing in it is ever committed.
+forge_ensure_dir() {
+  local dir=$1
+  if [[ ! -d $dir ]]; then
+    mkdir -p -- "$dir" 2>/dev/null || return 1   # 0700: the hooks run under umask 077
+  fi
+  [[ -d $dir && ! -L $dir && -w $dir ]]
+}
+
+forge_ensure_state() {
+  [[ -L $FORGE_STATE ]] && return 1
+  forge_ensure_dir "$FORGE_STATE" || return 1
+  if [[ ! -e $FORGE_STATE/.gitignore ]]; then
+    printf '*\n' >"$FORGE_STATE/.gitignore.tmp-$$" 2>/dev/null &&
+      mv -f -- "$FORGE_STATE/.gitignore.tmp-$$" "$FORGE_STATE/.gitignore" 2>/dev/null
+  fi
+  return 0
+}
+
+# forge_json_string TEXT: sets FORGE_JSON to TEXT as a JSON string literal (quotes included).
+forge_json_string() {
+  local s=$1 out='' c i code
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\r'/\\r}
+  s=${s//$'\t'/\\t}
+  if [[ $s == *[$'\x01'-$'\x1f\x7f']* ]]; then
+    for ((i = 0; i < ${#s}; i++)); do
+      c=${s:i:1}
+      if [[ $c == [$'\x01'-$'\x1f\x7f'] ]]; then
+        printf -v code '%d' "'$c"
+        printf -v c '\\u%04x' "$code"
+      fi
+      out+=$c
+    done
+    s=$out
+  fi
+  FORGE_JSON="\"$s\""
+}
+
+# forge_safe_id TEXT: sets FORGE_SAFE_ID to TEXT with everything but [A-Za-z0-9_-] dropped, at
+# most 64 characters, or "unknown" when nothing is left. Only this ever reaches a file name.
+forge_safe_id() {
+  local LC_ALL=C s=$1
+  s=${s//[^A-Za-z0-9_-]/}
+  s=${s:0:64}
+  FORGE_SAFE_ID=${s:-unknown}
+}
+
+# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits) and FORGE_NOW_ISO
+# (ISO-8601 UTC with microseconds), from the same instant.
+forge_now() {
+  local t=${EPOCHREALTIME//[!0-9]/}
+  t=${t#"${t%%[!0]*}"}
+  printf -v FORGE_NOW_US '%016d' "${t:-0}"
+  local sec=$((10#$FORGE_NOW_US / 1000000)) frac=${FORGE_NOW_US: -6}
+  TZ=UTC0 printf -v FORGE_NOW_ISO '%(%Y-%m-%dT%H:%M:%S)T' "$sec"
+  FORGE_NOW_ISO+=".${frac}Z"
+}
+
+# forge_spool_open EVENT SOURCE: reads the payload from stdin (to EOF, at most the cap plus one byte
+# kept, the rest discarded) into a temp spool file behind a one-line envelope. Sets FORGE_SPOOL_TMP
+# and FORGE_SPOOL_NAME; commit with forge_spool_commit. A payload longer than the cap is kept as its
+# first cap+1 bytes; the drain sees the extra byte, cuts it and marks the event truncated.
+forge_spool_open() {
+  local event=$1 source=$2 spool=$FORGE_STATE/spool rand
+  forge_ensure_dir "$spool" || return 1
+  forge_now
+  printf -v rand '%04x%04x' "$RANDOM" "$RANDOM"
+  FORGE_SPOOL_NAME="$FORGE_NOW_US-$$-$rand"
+  FORGE_SPOOL_TMP="$spool/.tmp-$FORGE_SPOOL_NAME"
+  forge_json_string "$PWD"
+  printf '{"v":1,"source":"%s","event":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
+    "$source" "$event" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
+  forge_bounded "$FORGE_STDIN_SECONDS" head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"
+  # Whatever is left on stdin is read and dropped, so the runtime's writer never sees a broken pipe.
+  local _
+  if IFS= read -r -d '' -n 1 -t 1 _; then
+    forge_bounded "$FORGE_STDIN_SECONDS" cat >/dev/null
+  fi
+  return 0
+}
+
+# forge_spool_write EVENT SOURCE PAYLOAD: spools a payload built by the hook itself.
+forge_spool_write() {
+  forge_spool_open "$1" "$2" <<<"$3" || return 1
+  forge_spool_commit
+}
+
+forge_spool_commit() {
+  [[ -n ${FORGE_SPOOL_TMP:-} && -f $FORGE_SPOOL_TMP ]] || return 1
+  mv -f -- "$FORGE_SPOOL_TMP" "$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event" || return 1
+  FORGE_SPOOL_TMP=''
+}
+
+# forge_payload_field FILE NAME...: sets FORGE_FIELD to the first string value of any of the
+# top-level-looking keys NAME in the first 64 KiB of FILE (a spool file or a payload), or empty.
+# A regex, not a parser: used only for ids, which are then reduced by forge_safe_id.
+forge_payload_field() {
+  local file=$1 text='' name
+  shift
+  FORGE_FIELD=''
+  IFS= read -r -d '' -n 65536 text <"$file"
+  for name in "$@"; do
+    if [[ $text =~ \"$name\"[[:space:]]*:[[:space:]]*\"([^\"\\]*)\" ]]; then
+      FORGE_FIELD=${BASH_REMATCH[1]}
+      return 0
+    fi
+  done
+  return 0
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# reflect-event-hook.sh EVENT: spools one agent event (PostToolUse, PostToolUseFailure, SessionStart,
+# SubagentStop, UserPromptSubmit, SessionEnd, PreCompact, Notification) for the SQLite event log.
+#
+# The kit's promise: with REFLECTION_MODE unset/off/unknown it does nothing at all; otherwise it
+# exits 0, prints nothing on stdout, never leaves a partial spool file, and never starts node.
+# On SessionStart it also records the session's base commit, so the Stop hook can list every file
+# the session changed, commits included.
+
+case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
+trap 'exit 0' EXIT
+trap '[[ -n ${FORGE_SPOOL_TMP:-} ]] && rm -f -- "$FORGE_SPOOL_TMP"; exit 0' TERM INT HUP PIPE
+if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; fi
+((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
+umask 077
+
+# shellcheck source=lib/common.sh
+source "${BASH_SOURCE[0]%/*}/lib/common.sh" || exit 0
+
+event=${1:-}
+[[ $event =~ ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ ]] || event=''
+
+forge_state_dir
+forge_ensure_state || exit 0
+forge_spool_open "$event" event-hook || exit 0
+
+if [[ $event == SessionStart && -n $FORGE_ROOT ]]; then
+  forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
+  forge_safe_id "$FORGE_FIELD"
+  sessions=$FORGE_STATE/sessions
+  if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then
+    base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
+    if [[ $base =~ ^[0-9a-f]{40,64}$ ]]; then
+      printf '%s\n' "$base" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
+    fi
+  fi
+fi
+
+forge_spool_commit
+exit 0
