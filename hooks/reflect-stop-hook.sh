@@ -26,7 +26,9 @@ source "$here/lib/common.sh" || exit 0
 # shellcheck source=lib/risk-table.sh
 source "$here/lib/risk-table.sh" || FORGE_RISK_TABLE_MISSING=1
 
-FORGE_GIT_SECONDS=8
+# Time limits, well inside the 30 s registration: all git calls together, then the node helper.
+FORGE_GIT_BUDGET=${FORGE_GIT_BUDGET:-12}
+[[ $FORGE_GIT_BUDGET =~ ^[1-9][0-9]?$ ]] || FORGE_GIT_BUDGET=12
 FORGE_HELPER_SECONDS=5
 FORGE_LOCK_STALE_SECONDS=60
 
@@ -127,6 +129,34 @@ forge_fallback_sidecar() {
   } >"$out"
 }
 
+# forge_git ARGS...: git in the work tree within what is left of the git budget. After one
+# timeout no further git call is made: the sidecar is written degraded instead.
+git_dead=''
+forge_git() {
+  local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc
+  [[ -z $git_dead ]] && ((left > 0)) || return 1
+  forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null
+  rc=$?
+  ((rc == 124 || rc == 137)) && git_dead=1
+  return "$rc"
+}
+
+# forge_sweep DIR: removes what killed runs left behind (`.tmp-<pid>-…` of a pid that is gone).
+# A self-report such a run had taken goes back to its place first, unless a newer one is there.
+forge_sweep() {
+  local entry pid
+  shopt -s nullglob
+  for entry in "$1"/.tmp-*; do
+    pid=${entry##*/.tmp-}
+    pid=${pid#stop-}
+    pid=${pid%%-*}
+    if [[ ! $pid =~ ^[0-9]+$ ]] || ((pid == $$)) || kill -0 "$pid" 2>/dev/null; then continue; fi
+    [[ -f $entry/input.json && ! -e $input ]] && mv -f -- "$entry/input.json" "$input"
+    rm -rf -- "$entry"
+  done
+  shopt -u nullglob
+}
+
 forge_state_dir
 forge_ensure_state || exit 0
 forge_spool_open Stop stop-hook || exit 0
@@ -141,27 +171,30 @@ forge_spool_commit
 
 forge_take_lock "stop-$safe_session" || exit 0
 
+input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}
+forge_sweep "$FORGE_STATE"
 work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
 mkdir -m 0700 -- "$work" || exit 0
 
 # What git says: everything since the session's base commit (or HEAD), and untracked files.
 git_ok=0 repo='' branch='' head=''
+git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
 if [[ -n $FORGE_ROOT ]] && command -v git >/dev/null 2>&1; then
   repo=${FORGE_ROOT%/}
   repo=${repo##*/}
-  head=$(forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
-  branch=$(forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" symbolic-ref --short -q HEAD 2>/dev/null)
+  head=$(forge_git rev-parse --verify -q 'HEAD^{commit}')
+  branch=$(forge_git symbolic-ref --short -q HEAD)
   base=$head
   if [[ -f $FORGE_STATE/sessions/$safe_session.base ]]; then
     IFS= read -r recorded <"$FORGE_STATE/sessions/$safe_session.base"
     [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] && base=$recorded
   fi
-  [[ -n $base ]] || base=$(forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" hash-object -t tree /dev/null 2>/dev/null)
+  # No commit yet: everything is measured against the empty tree.
+  [[ -n $base ]] || base=$(forge_git hash-object -t tree /dev/null)
   if [[ -n $base ]] &&
-    { forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" diff --numstat -z --no-renames "$base" -- >"$work/numstat" 2>/dev/null ||
-      { [[ $base != "$head" && -n $head ]] &&
-        forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" diff --numstat -z --no-renames "$head" -- >"$work/numstat" 2>/dev/null; }; } &&
-    forge_bounded "$FORGE_GIT_SECONDS" git -C "$FORGE_ROOT" ls-files --others --exclude-standard -z >"$work/untracked" 2>/dev/null; then
+    { forge_git diff --numstat -z --no-renames "$base" -- >"$work/numstat" ||
+      { [[ -n $head && $base != "$head" ]] && forge_git diff --numstat -z --no-renames "$head" -- >"$work/numstat"; }; } &&
+    forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
     git_ok=1
   fi
 fi
@@ -198,12 +231,12 @@ fi
 stamp=${FORGE_NOW_ISO//[-:]/}
 printf -v unique '%s%04x' "$$" "$RANDOM"
 name="$stamp-$safe_session-$unique"
-sidecar_tmp="$dir/.tmp-$name.json"
+forge_sweep "$dir"
+sidecar_tmp="$dir/.tmp-$$-$name.json"
 sidecar="$dir/$name.reflection.json"
 
 # The self-report is taken first (moved into the work folder), so one written meanwhile waits for
 # the next turn instead of being half-read or merged twice.
-input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}
 if [[ -f $input && ! -L $input ]]; then
   mv -f -- "$input" "$work/input.json" 2>/dev/null && input_taken=$work/input.json
 fi

@@ -60,6 +60,10 @@ function describe(error: ErrorObject): SchemaProblem {
   return { path, rule: error.keyword, message };
 }
 
+function isNullBranch(error: ErrorObject): boolean {
+  return error.keyword === 'type' && (error.params as { type?: unknown }).type === 'null';
+}
+
 /**
  * The problems of a value against a committed schema, most specific first; empty when valid.
  * `anyOf` wrappers (a value or null) are dropped when a more specific error explains them.
@@ -68,7 +72,10 @@ export function schemaProblems(name: string, value: unknown): SchemaProblem[] {
   const validate = schemaValidator(name);
   if (validate(value)) return [];
   const errors = validate.errors ?? [];
-  const specific = errors.filter((e) => e.keyword !== 'anyOf');
+  // A nullable field that fails reports its real rule plus "must be null" from the null branch
+  // and an `anyOf` wrapper; the real rule alone says what is wrong.
+  const explained = new Set(errors.filter((e) => !isNullBranch(e) && e.keyword !== 'anyOf').map((e) => e.instancePath));
+  const specific = errors.filter((e) => e.keyword !== 'anyOf' && !(isNullBranch(e) && explained.has(e.instancePath)));
   const chosen = specific.length > 0 ? specific : errors;
   const seen = new Set<string>();
   const out: SchemaProblem[] = [];

@@ -1,0 +1,353 @@
+#!/usr/bin/env bats
+# reflect-stop-hook.sh: the PRD §9 criteria, the sidecar against git and the schema, and hostile
+# input and faults. Every case also checks the promise: exit 0, empty stdout.
+
+load ../helpers/common
+load ../helpers/hooks
+
+setup() {
+  REPO="$BATS_TEST_TMPDIR/repo"
+  make_repo "$REPO"
+  BASE=$(git -C "$REPO" rev-parse HEAD)
+  export REFLECTION_MODE=solo
+  unset FORGE_DIR REFLECTION_DIR REFLECTION_INPUT REFLECTION_TASK_REF REFLECTION_AGENT REFLECTION_ATTEMPT REFLECTION_RISK_THRESHOLD
+}
+
+stop() {
+  hook_run "$REPO" bash "$STOP_HOOK" <"${1:-$PAYLOADS/stop.json}"
+}
+
+@test "PRD 9.1: mode unset, off or unknown is a strict no-op, whatever stdin holds" {
+  for mode in '' off OFF yes SOLO 1; do
+    for input in "$PAYLOADS/stop.json" /dev/null; do
+      REFLECTION_MODE=$mode hook_run "$REPO" bash "$STOP_HOOK" <"$input"
+      assert_promise
+    done
+    printf 'not json' | REFLECTION_MODE=$mode hook_run "$REPO" bash "$STOP_HOOK"
+    assert_promise
+  done
+  unset REFLECTION_MODE
+  hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  [ ! -e "$REPO/.forge" ]
+}
+
+@test "PRD 9.2: solo writes a schema-valid sidecar with the mechanical fields; no self-report means degraded" {
+  mkdir -p "$REPO/src/auth"
+  echo 'export const t = 1;' >"$REPO/src/auth/token.ts"
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 1 ]
+  file=$(last_sidecar)
+  run forge_reflect validate "$file"
+  [ "$status" -eq 0 ]
+  [ "$(jget "$file" session_id)" = '"7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34"' ]
+  [ "$(jget "$file" task_ref)" = '"repo#main"' ]
+  [ "$(jget "$file" repo)" = '"repo"' ]
+  [ "$(jget "$file" agent)" = '"unknown"' ]
+  [ "$(jget "$file" files_changed)" = '["src/auth/token.ts"]' ]
+  [ "$(jget "$file" risk.surface)" = '"auth"' ]
+  [ "$(jget "$file" risk.needs_review)" = true ]
+  [ "$(jget "$file" confidence)" = null ]
+  [ "$(jget "$file" most_likely_wrong)" = null ]
+  [ "$(jget "$file" provenance)" = '{"source":"stop-hook","reflection_attempt":1,"degraded":true,"reflection_mode":"solo"}' ]
+  [[ "$(basename "$file")" =~ ^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34-[0-9a-f]+\.reflection\.json$ ]]
+}
+
+@test "PRD 9.2: a self-report is merged, not degraded, and consumed so it is never merged twice" {
+  mkdir -p "$REPO/.forge"
+  cat >"$REPO/.forge/reflection-input.json" <<'JSON'
+{"confidence":0.35,"most_likely_wrong":{"surface":"data","description":"the migration is not reversible"},"known_not_in_diff":"prod has 2M rows"}
+JSON
+  stop
+  assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" confidence)" = 0.35 ]
+  [ "$(jget "$file" most_likely_wrong.surface)" = '"data"' ]
+  [ "$(jget "$file" known_not_in_diff)" = '"prod has 2M rows"' ]
+  [ "$(jget "$file" provenance.degraded)" = false ]
+  [ ! -e "$REPO/.forge/reflection-input.json" ]
+  [ -f "${file%.reflection.json}.input.json" ]
+  stop
+  second=$(last_sidecar)
+  [ "$second" != "$file" ]
+  [ "$(jget "$second" confidence)" = null ]
+  [ "$(jget "$second" provenance.degraded)" = true ]
+  [ "$(jget "$second" provenance.reflection_attempt)" = 2 ]
+}
+
+@test "an invalid self-report is kept aside with the reason and the sidecar degrades" {
+  mkdir -p "$REPO/.forge"
+  echo '{"confidence":2,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
+  stop
+  assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" confidence)" = null ]
+  [ "$(jget "$file" provenance.degraded)" = true ]
+  reason=$(cat "$REPO"/.forge/rejected-input/*.reason)
+  [[ "$reason" == *"/confidence"* ]]
+  [ -f "$(find "$REPO/.forge/rejected-input" -name '*.json')" ]
+  [ ! -e "$REPO/.forge/reflection-input.json" ]
+}
+
+@test "a self-report written for another session is refused, and REFLECTION_INPUT moves the file" {
+  export REFLECTION_INPUT="$BATS_TEST_TMPDIR/self report.json"
+  echo '{"confidence":0.9,"most_likely_wrong":{"surface":"none","description":"x"},"known_not_in_diff":null,"session_id":"other"}' >"$REFLECTION_INPUT"
+  stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" confidence)" = null ]
+  [[ "$(cat "$REPO"/.forge/rejected-input/*.reason)" == *"session other"* ]]
+  [ ! -e "$REFLECTION_INPUT" ]
+}
+
+@test "files_changed is what git says since the session's base: commits, staged, unstaged, untracked, both sides of a rename" {
+  hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
+  assert_promise
+  [ "$(cat "$REPO/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base")" = "$BASE" ]
+  cd "$REPO"
+  printf 'ignored.log\n' >.gitignore && git add .gitignore && git commit -qm 'ignore logs'
+  mkdir -p db src/auth docs && echo 'create table t (id int);' >db/001_init.sql
+  git add db && git commit -qm 'add migration'
+  echo staged >docs/guide.md && git add docs/guide.md
+  echo 'more' >>README.md
+  git mv README.md README.txt
+  echo secret >ignored.log
+  echo 'export const t = 1;' >src/auth/token.ts
+  stop
+  assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" files_changed)" = '[".gitignore","README.md","README.txt","db/001_init.sql","docs/guide.md","src/auth/token.ts"]' ]
+  [ "$(jget "$file" risk.surface)" = '"auth"' ]
+  expected=$( (git diff --name-only --no-renames "$BASE"; git ls-files --others --exclude-standard) | LC_ALL=C sort -u | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(s.split("\n").filter(Boolean))))')
+  [ "$(jget "$file" files_changed)" = "$expected" ]
+}
+
+@test "without a recorded base the change is measured against HEAD, and a repo without commits still works" {
+  cd "$REPO"
+  echo x >>README.md && git commit -qam 'committed before the session'
+  echo y >notes.md
+  stop
+  [ "$(jget "$(last_sidecar)" files_changed)" = '["notes.md"]' ]
+  fresh="$BATS_TEST_TMPDIR/fresh"
+  mkdir -p "$fresh/src" && git -C "$fresh" init -q && echo 'k' >"$fresh/src/session.ts"
+  hook_run "$fresh" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  file=$(last_sidecar "$fresh/.forge/reflections")
+  [ "$(jget "$file" files_changed)" = '["src/session.ts"]' ]
+  [ "$(jget "$file" risk.surface)" = '"auth"' ]
+  [[ "$(jget "$file" task_ref)" == '"fresh#'* ]]
+}
+
+@test "task_ref, agent and attempt come from the environment when set; a detached HEAD gives repo@sha" {
+  REFLECTION_TASK_REF='acme/app#42' REFLECTION_AGENT=claude-code REFLECTION_ATTEMPT=3 stop
+  file=$(last_sidecar)
+  [ "$(jget "$file" task_ref)" = '"acme/app#42"' ]
+  [ "$(jget "$file" agent)" = '"claude-code"' ]
+  [ "$(jget "$file" provenance.reflection_attempt)" = 3 ]
+  REFLECTION_ATTEMPT=0 REFLECTION_TASK_REF='acme/app#42' stop
+  [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 2 ]
+  git -C "$REPO" checkout -q --detach
+  REFLECTION_MODE=orchestrated stop
+  file=$(last_sidecar)
+  [ "$(jget "$file" task_ref)" = "\"repo@${BASE:0:7}\"" ]
+  [ "$(jget "$file" provenance.reflection_mode)" = '"orchestrated"' ]
+}
+
+@test "a cwd outside any git repo gives an empty file list, degraded, valid" {
+  plain="$BATS_TEST_TMPDIR/plain"
+  mkdir -p "$plain"
+  hook_run "$plain" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  file=$(last_sidecar "$plain/.forge/reflections")
+  [ "$(jget "$file" files_changed)" = '[]' ]
+  [ "$(jget "$file" provenance.degraded)" = true ]
+  run forge_reflect validate "$file"
+  [ "$status" -eq 0 ]
+}
+
+@test "no node on PATH: the bash twin gives a degraded, valid sidecar with the same risk verdict" {
+  mkdir -p "$REPO/deploy" && echo 'x' >"$REPO/deploy/helm.yaml" && echo 'y' >"$REPO/guide.md"
+  stop
+  with_node=$(last_sidecar)
+  nonode=$(path_without_node)
+  PATH=$nonode hook_run "$REPO" "$nonode/bash" "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  without=$(last_sidecar)
+  [ "$without" != "$with_node" ]
+  run forge_reflect validate "$without"
+  [ "$status" -eq 0 ]
+  [ "$(jget "$without" provenance.degraded)" = true ]
+  for field in risk files_changed task_ref session_id; do
+    [ "$(jget "$without" "$field")" = "$(jget "$with_node" "$field")" ]
+  done
+}
+
+@test "a helper that hangs or crashes falls back to bash within the time limit" {
+  fake="$BATS_TEST_TMPDIR/fake-node"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nsleep 60\n' >"$fake/node" && chmod +x "$fake/node"
+  start=$SECONDS
+  PATH="$fake:$PATH" stop
+  assert_promise
+  [ $((SECONDS - start)) -lt 15 ]
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  printf '#!/bin/sh\necho garbage; exit 1\n' >"$fake/node"
+  PATH="$fake:$PATH" stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 2 ]
+  run forge_reflect validate "$REPO/.forge/reflections"
+  [ "$status" -eq 0 ]
+}
+
+@test "a git that hangs: a degraded sidecar is still written, well inside the 30 s registration" {
+  fake="$BATS_TEST_TMPDIR/slow-git"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nsleep 60\n' >"$fake/git" && chmod +x "$fake/git"
+  start=$SECONDS
+  PATH="$fake:$PATH" FORGE_GIT_BUDGET=2 stop
+  assert_promise
+  [ $((SECONDS - start)) -lt 10 ]
+  file=$(last_sidecar)
+  [ "$(jget "$file" files_changed)" = '[]' ]
+  [ "$(jget "$file" provenance.degraded)" = true ]
+}
+
+@test "hostile stdin: empty, non-JSON, another runtime's shape and 10 MB all give a valid sidecar" {
+  : | hook_run "$REPO" bash "$STOP_HOOK"
+  assert_promise
+  printf '\x00\xff{{{ not json' | hook_run "$REPO" bash "$STOP_HOOK"
+  assert_promise
+  for shape in "$PAYLOADS"/other-runtimes/*.json; do
+    hook_run "$REPO" bash "$STOP_HOOK" <"$shape"
+    assert_promise
+  done
+  head -c 10485760 /dev/zero | tr '\0' 'a' | hook_run "$REPO" bash "$STOP_HOOK"
+  assert_promise
+  [ "$(sidecar_count)" -eq $((3 + $(find "$PAYLOADS/other-runtimes" -name '*.json' | wc -l))) ]
+  run forge_reflect validate "$REPO/.forge/reflections"
+  [ "$status" -eq 0 ]
+  big=$(find "$REPO/.forge/spool" -name '*.event' -size +1000k)
+  [ "$(tail -n +2 "$big" | wc -c)" -eq 1048577 ]
+}
+
+@test "a session id of ../../etc/x never reaches a path: the file name keeps only [A-Za-z0-9_-]" {
+  printf '{"session_id":"../../etc/x","hook_event_name":"Stop"}' | hook_run "$REPO" bash "$STOP_HOOK"
+  assert_promise
+  file=$(last_sidecar)
+  [[ "$(basename "$file")" == *-etcx-*.reflection.json ]]
+  [ "$(jget "$file" session_id)" = '"../../etc/x"' ]
+  [ ! -e "$BATS_TEST_TMPDIR/etc" ]
+  [ -z "$(find "$BATS_TEST_TMPDIR" -newer "$REPO/README.md" -path '*etc*' -not -path "$REPO/.forge/*")" ]
+  long=$(printf 'a%.0s' {1..300})
+  printf '{"session_id":"%s"}' "$long" | hook_run "$REPO" bash "$STOP_HOOK"
+  name=$(basename "$(find "$REPO/.forge/reflections" -name "*-a*-*.reflection.json")")
+  [[ "$name" == *"-$(printf 'a%.0s' {1..64})-"* ]]
+  [[ "$name" != *"$(printf 'a%.0s' {1..65})"* ]]
+}
+
+@test "a read-only sidecar folder: exit 0, empty stdout, no sidecar, and the self-report is not lost" {
+  command -v unshare >/dev/null
+  mkdir -p "$REPO/.forge/reflections"
+  echo '{"confidence":0.5,"most_likely_wrong":{"surface":"none","description":"x"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
+  HOOK_STATUS=0
+  # shellcheck disable=SC2016,SC2034 # $0 is expanded by the inner bash; assert_promise reads both
+  HOOK_STDOUT=$(cd "$REPO" && unshare -rm bash -c 'mount --bind .forge/reflections .forge/reflections && mount -o remount,bind,ro .forge/reflections && bash "$0"' "$STOP_HOOK" <"$PAYLOADS/stop.json") || HOOK_STATUS=$?
+  assert_promise
+  [ "$(sidecar_count)" -eq 0 ]
+  [ -f "$REPO/.forge/reflection-input.json" ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "SIGKILL in mid-run leaves no partial sidecar, and the next run works despite its lock" {
+  fake="$BATS_TEST_TMPDIR/slow-git"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nsleep 30\n' >"$fake/git" && chmod +x "$fake/git"
+  (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
+  victim=$!
+  for _ in $(seq 50); do [ -d "$REPO/.forge/locks" ] && break; sleep 0.1; done
+  sleep 0.3
+  kill -9 "$victim"
+  wait "$victim" || true
+  pkill -9 -f "$fake/git" || true
+  [ "$(sidecar_count)" -eq 0 ]
+  [ -n "$(find "$REPO/.forge/locks" -name '*.lock')" ]
+  for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 1 ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+  lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock"
+  mkdir -p "$lock"
+  now=$(date +%s)
+  echo "$$ $now" >"$lock/owner"
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 0 ]
+  echo "$$ $((now - 120))" >"$lock/owner"
+  stop
+  [ "$(sidecar_count)" -eq 1 ]
+  mkdir -p "$lock"
+  sleep 0.01 &
+  dead=$!
+  wait "$dead"
+  echo "$dead $now" >"$lock/owner"
+  stop
+  [ "$(sidecar_count)" -eq 2 ]
+  [ ! -e "$lock" ]
+}
+
+@test "state is private: folders 0700, files 0600, a .gitignore of * in the state dir" {
+  echo x >"$REPO/new.md"
+  stop
+  [ "$(stat -c %a "$REPO/.forge")" = 700 ]
+  [ "$(stat -c %a "$REPO/.forge/reflections")" = 700 ]
+  [ "$(stat -c %a "$(last_sidecar)")" = 600 ]
+  [ "$(cat "$REPO/.forge/.gitignore")" = '*' ]
+  [ -z "$(git -C "$REPO" status --porcelain --ignored=no | grep forge || true)" ]
+}
+
+@test "FORGE_DIR and REFLECTION_DIR move the state and the sidecars" {
+  export FORGE_DIR="$BATS_TEST_TMPDIR/state dir" REFLECTION_DIR="$BATS_TEST_TMPDIR/side cars"
+  stop
+  assert_promise
+  [ "$(sidecar_count "$REFLECTION_DIR")" -eq 1 ]
+  [ -n "$(find "$FORGE_DIR/spool" -name '*.event')" ]
+  [ ! -e "$REPO/.forge" ]
+}
+
+@test "the Stop and reflection.written events are spooled with the sidecar's path" {
+  stop
+  files=("$REPO"/.forge/spool/*.event)
+  [ "${#files[@]}" -eq 2 ]
+  grep -q '"event":"Stop"' "${files[0]}"
+  grep -q '"event":"reflection.written"' "${files[1]}"
+  tail -n +2 "${files[1]}" >"$BATS_TEST_TMPDIR/written.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" sidecar)" = "\"$(last_sidecar)\"" ]
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report)" = '"absent"' ]
+}
+
+@test "a run killed after taking the self-report gives it back: the next run merges it" {
+  mkdir -p "$REPO/.forge"
+  echo '{"confidence":0.6,"most_likely_wrong":{"surface":"test","description":"flaky"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
+  fake="$BATS_TEST_TMPDIR/slow-node"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nsleep 30\n' >"$fake/node" && chmod +x "$fake/node"
+  (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
+  victim=$!
+  for _ in $(seq 100); do [ ! -e "$REPO/.forge/reflection-input.json" ] && break; sleep 0.05; done
+  sleep 0.2
+  kill -9 "$victim"
+  wait "$victim" || true
+  pkill -9 -f "$fake/node" || true
+  [ ! -e "$REPO/.forge/reflection-input.json" ]
+  [ "$(sidecar_count)" -eq 0 ]
+  stop
+  assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" confidence)" = 0.6 ]
+  [ "$(jget "$file" provenance.degraded)" = false ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
