@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# reflect-event-hook.sh: one spool file per event, exactly the payload, never node, and the promise
+# (exit 0, empty stdout) under every input.
+
+load ../helpers/common
+load ../helpers/hooks
+
+setup() {
+  REPO="$BATS_TEST_TMPDIR/repo"
+  make_repo "$REPO"
+  export REFLECTION_MODE=solo
+  unset FORGE_DIR REFLECTION_DIR
+}
+
+spool_files() {
+  find "${1:-$REPO/.forge/spool}" -maxdepth 1 -name '*.event' 2>/dev/null | LC_ALL=C sort
+}
+
+envelope() {
+  head -n 1 "$1" >"$BATS_TEST_TMPDIR/envelope.json"
+  jget "$BATS_TEST_TMPDIR/envelope.json" "$2"
+}
+
+@test "mode unset, off or unknown: nothing is written for any payload" {
+  for mode in '' off nope; do
+    for payload in "$PAYLOADS"/*.json "$PAYLOADS"/other-runtimes/*.json; do
+      REFLECTION_MODE=$mode hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$payload"
+      assert_promise
+    done
+  done
+  [ ! -e "$REPO/.forge" ]
+}
+
+@test "every reference payload, Claude Code's and other runtimes', is spooled byte for byte" {
+  count=0
+  for payload in "$PAYLOADS"/*.json "$PAYLOADS"/other-runtimes/*.json; do
+    hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$payload"
+    assert_promise
+    count=$((count + 1))
+    newest=$(spool_files | tail -n 1)
+    tail -n +2 "$newest" | cmp - "$payload"
+    [ "$(envelope "$newest" event)" = '"PostToolUse"' ]
+    [ "$(envelope "$newest" source)" = '"event-hook"' ]
+    [ "$(envelope "$newest" cwd)" = "\"$REPO\"" ]
+  done
+  [ "$(spool_files | wc -l)" -eq "$count" ]
+  [[ "$(basename "$(spool_files | head -n 1)")" =~ ^[0-9]{16}-[0-9]+-[0-9a-f]{8}\.event$ ]]
+}
+
+@test "no node on the per-event path: it works with node absent from PATH" {
+  nonode=$(path_without_node)
+  PATH=$nonode hook_run "$REPO" "$nonode/bash" "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  assert_promise
+  [ "$(spool_files | wc -l)" -eq 1 ]
+  [ -z "$(grep -hE '^[^#]*\bnode\b' "$EVENT_HOOK" "$KIT_ROOT/hooks/lib/common.sh" || true)" ]
+}
+
+@test "a 10 MB payload is cut at the cap plus one byte (the drain's truncation mark), quickly" {
+  start=$SECONDS
+  head -c 10485760 /dev/zero | tr '\0' 'x' | hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+  assert_promise
+  [ $((SECONDS - start)) -lt 5 ]
+  file=$(spool_files)
+  [ "$(tail -n +2 "$file" | wc -c)" -eq 1048577 ]
+  [ "$(envelope "$file" cap)" = 1048576 ]
+}
+
+@test "empty and non-JSON stdin are spooled as they came, for the drain to judge" {
+  : | hook_run "$REPO" bash "$EVENT_HOOK" Notification
+  assert_promise
+  printf '\xff\xfe garbage {' | hook_run "$REPO" bash "$EVENT_HOOK" Notification
+  assert_promise
+  [ "$(spool_files | wc -l)" -eq 2 ]
+  [ "$(tail -n +2 "$(spool_files | head -n 1)" | wc -c)" -eq 0 ]
+}
+
+@test "a hostile event name or cwd cannot break the envelope" {
+  # shellcheck disable=SC2016 # a literal $(...) is the hostile input
+  for name in '../../x' '$(touch pwned)' "a\"b" "$(printf 'x%.0s' {1..100})"; do
+    hook_run "$REPO" bash "$EVENT_HOOK" "$name" <"$PAYLOADS/notification.json"
+    assert_promise
+  done
+  weird="$BATS_TEST_TMPDIR/we\"ird dir"$'\n'"line"
+  mkdir -p "$weird"
+  hook_run "$weird" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/notification.json"
+  assert_promise
+  for file in $(spool_files); do
+    [ "$(envelope "$file" event)" = '""' ]
+  done
+  [ ! -e "$REPO/pwned" ]
+  file=$(spool_files "$weird/.forge/spool")
+  [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
+}
+
+@test "SessionStart records the base commit once; resume keeps it; no repo or no id records nothing" {
+  hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
+  assert_promise
+  base_file="$REPO/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base"
+  [ "$(cat "$base_file")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+  echo more >>"$REPO/README.md" && git -C "$REPO" commit -qam two
+  hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
+  [ "$(cat "$base_file")" = "$(git -C "$REPO" rev-parse HEAD~1)" ]
+  printf '{"hook_event_name":"SessionStart"}' | hook_run "$REPO" bash "$EVENT_HOOK" SessionStart
+  [ "$(find "$REPO/.forge/sessions" -type f | wc -l)" -eq 1 ]
+  plain="$BATS_TEST_TMPDIR/plain"
+  mkdir -p "$plain"
+  hook_run "$plain" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
+  assert_promise
+  [ ! -e "$plain/.forge/sessions" ]
+  [ "$(spool_files "$plain/.forge/spool" | wc -l)" -eq 1 ]
+}
+
+@test "outside a repo the state is <cwd>/.forge; FORGE_DIR moves it; a symlinked state dir is refused" {
+  plain="$BATS_TEST_TMPDIR/plain"
+  mkdir -p "$plain"
+  hook_run "$plain" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  [ "$(spool_files "$plain/.forge/spool" | wc -l)" -eq 1 ]
+  FORGE_DIR="$BATS_TEST_TMPDIR/elsewhere" hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  [ "$(spool_files "$BATS_TEST_TMPDIR/elsewhere/spool" | wc -l)" -eq 1 ]
+  mkdir -p "$BATS_TEST_TMPDIR/target"
+  ln -s "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/link"
+  FORGE_DIR="$BATS_TEST_TMPDIR/link" hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  assert_promise
+  [ -z "$(ls -A "$BATS_TEST_TMPDIR/target")" ]
+}
+
+@test "spool files are 0600 in a 0700 folder, and a killed writer leaves no .event behind" {
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
+  [ "$(stat -c %a "$(spool_files)")" = 600 ]
+  (cd "$REPO" && { printf '{"session_id":"s",'; sleep 30; } | exec bash "$EVENT_HOOK" PostToolUse >/dev/null 2>&1) &
+  victim=$!
+  for _ in $(seq 50); do [ -n "$(find "$REPO/.forge/spool" -name '.tmp-*')" ] && break; sleep 0.1; done
+  pkill -9 -P "$victim" || true
+  kill -9 "$victim" 2>/dev/null || true
+  wait "$victim" 2>/dev/null || true
+  [ "$(spool_files | wc -l)" -eq 1 ]
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
+  assert_promise
+  [ "$(spool_files | wc -l)" -eq 2 ]
+}
+
+@test "8 hooks at once x 200 events: 1,600 distinct, complete spool files" {
+  for worker in 1 2 3 4 5 6 7 8; do
+    (
+      for _ in $(seq 200); do
+        (cd "$REPO" && bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json" >>"$BATS_TEST_TMPDIR/stdout.$worker")
+      done
+    ) &
+  done
+  wait
+  [ "$(spool_files | wc -l)" -eq 1600 ]
+  [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
+  [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
+  size=$(wc -c <"$PAYLOADS/post-tool-use-edit.json")
+  for file in $(spool_files); do
+    [ "$(tail -n +2 "$file" | wc -c)" -eq "$size" ]
+  done
+}
