@@ -1,0 +1,21 @@
+#!/usr/bin/env bats
+# The benchmark harness runs (quick mode) and prints every figure as a ratio to node -e 0.
+# It asserts that the harness works, never a timing: the figures themselves go in bench/results/.
+
+load ../helpers/common
+
+@test "npm run bench -- --quick runs the hook suite and reports ratios against node -e 0" {
+  run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 hooks
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"baseline: node -e 0 median"* ]]
+  [[ "$output" == *"event hook, solo (PostToolUse)"*"x node -e 0"*"target <= 0.25x"* ]]
+  [[ "$output" == *"stop hook, solo, 200 changed files"*"target <= 2x"* ]]
+  node -e 'const r=require(process.argv[1]); if (!(r.node_e_0_ms>0) || r.suites.hooks.length!==4) process.exit(1)' "$KIT_ROOT/bench/results/latest.json"
+}
+
+@test "bench refuses a bad --runs and an unknown suite with exit 2" {
+  run node "$KIT_ROOT/bench/run.mjs" --runs zero
+  [ "$status" -eq 2 ]
+  run node "$KIT_ROOT/bench/run.mjs" --runs 1 no-such-suite
+  [ "$status" -eq 2 ]
+}
