@@ -1,0 +1,207 @@
+/**
+ * `forge-reflect install`: vendors the hooks into a repository and merges the canonical hook
+ * registration (runtime/claude/settings.json) into its Claude Code settings. Everything is
+ * checked and planned first; only then, and not with --dry-run, is anything written. A second run
+ * finds nothing to do and writes nothing. What install created is recorded in a manifest so
+ * `uninstall` can take exactly that out again.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { UserError } from '../errors.js';
+import { ensureStateDir } from '../state-dir.js';
+import { ensureDirs, lstatOrNull, missingDirs, readOrNull, refuseSymlinks, sha256, unlinkQuiet, writeAtomic } from '../install/files.js';
+import {
+  backupPathOf,
+  claudeMdSnippet,
+  kitFiles,
+  loadRegistration,
+  readSettingsFile,
+  resolveRepo,
+  settingsFileFor,
+  SLASH_COMMAND,
+  slashCommandSource,
+  STATE_DIR,
+  VENDORED_DIR,
+} from '../install/kit.js';
+import { emptyManifest, MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest, type SettingsEntry } from '../install/manifest.js';
+import { changeCount, printReport, type Report, type Step } from '../install/report.js';
+import { mergeRegistration, serializeJson } from '../install/settings-merge.js';
+
+const LINK_FIX = 'replace the link with a real folder, then run install again';
+
+/** One write of the plan, done in order after every check passed. */
+type Write = () => void;
+
+export const NEXT_STEPS = [
+  'export REFLECTION_MODE=solo in the shell you start Claude Code from (unset or off: the hooks do nothing)',
+  'restart Claude Code in this repository (it reads hooks at start) and trust the folder when asked: hooks of an untrusted folder do not run',
+  'after a turn, check the sidecars: forge-reflect validate .forge/reflections',
+];
+
+function readManifest(repo: string): { manifest: InstallManifest | null; bytes: Buffer | null } {
+  const bytes = readOrNull(join(repo, VENDORED_DIR, MANIFEST_NAME));
+  return { manifest: bytes === null ? null : parseManifest(bytes.toString('utf8')), bytes };
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** Whether git would commit the file (1: not ignored); undefined when git cannot tell. */
+function gitIgnores(repo: string, rel: string): boolean | undefined {
+  const result = spawnSync('git', ['-C', repo, 'check-ignore', '-q', '--', rel], { stdio: 'ignore', timeout: 10_000 });
+  return result.status === 0 ? true : result.status === 1 ? false : undefined;
+}
+
+export async function run(args: Record<string, unknown>): Promise<number> {
+  const repo = resolveRepo(args.repo);
+  const dryRun = Boolean(args.dryRun);
+  const withInstructions = Boolean(args.withInstructions);
+  const settingsRel = settingsFileFor(Boolean(args.local));
+
+  // --- Checks: nothing is written until all of them pass. ---
+  const settings = readSettingsFile(repo, settingsRel, 'install');
+  refuseSymlinks(repo, `${VENDORED_DIR}/lib`, LINK_FIX);
+  refuseSymlinks(repo, STATE_DIR, LINK_FIX);
+  if (withInstructions) refuseSymlinks(repo, '.claude/commands', LINK_FIX);
+  const registration = loadRegistration();
+  const files = kitFiles();
+  const { manifest: previous, bytes: previousManifestBytes } = readManifest(repo);
+  const manifest: InstallManifest = previous ? structuredClone(previous) : emptyManifest();
+
+  const steps: Step[] = [];
+  const writes: Write[] = [];
+  const notes: string[] = [];
+
+  const newDirs = union(
+    union(missingDirs(repo, `${VENDORED_DIR}/lib`), missingDirs(repo, '.claude')),
+    withInstructions ? missingDirs(repo, '.claude/commands') : [],
+  );
+  manifest.created_dirs = union(manifest.created_dirs, newDirs);
+  if (newDirs.length > 0) writes.push(() => ensureDirs(repo, newDirs));
+
+  // The vendored hooks.
+  for (const file of files) {
+    const rel = `${VENDORED_DIR}/${file.rel}`;
+    const dest = join(repo, rel);
+    const stats = lstatOrNull(dest);
+    const same = stats?.isFile() && (stats.mode & 0o777) === file.mode && readOrNull(dest)?.equals(file.bytes);
+    if (same) continue;
+    steps.push({ action: stats ? 'update' : 'create', path: rel, detail: stats ? 'replaced with the kit’s version' : `mode ${file.mode.toString(8)}` });
+    writes.push(() => writeAtomic(dest, file.bytes, file.mode));
+  }
+  const current = new Set(files.map((f) => f.rel));
+  for (const old of manifest.files.filter((f) => !current.has(f))) {
+    const path = join(repo, VENDORED_DIR, old);
+    if (lstatOrNull(path)?.isFile()) {
+      steps.push({ action: 'remove', path: `${VENDORED_DIR}/${old}`, detail: 'no longer part of the kit' });
+      writes.push(() => unlinkQuiet(path));
+    }
+  }
+  manifest.files = files.map((f) => f.rel);
+
+  // The slash command, when asked for; a reflect.md that is not ours is never overwritten.
+  if (withInstructions) {
+    const source = slashCommandSource();
+    const dest = join(repo, SLASH_COMMAND);
+    const stats = lstatOrNull(dest);
+    const existing = readOrNull(dest);
+    if (stats && !stats.isFile()) {
+      throw new UserError(`${dest} is not a regular file; move it aside or leave out --with-instructions; nothing was changed`);
+    }
+    if (existing === null) {
+      steps.push({ action: 'create', path: SLASH_COMMAND, detail: 'the /reflect slash command' });
+      writes.push(() => writeAtomic(dest, source, 0o644));
+    } else if (!existing.equals(source)) {
+      if (previous?.slash_command?.sha256 !== sha256(existing)) {
+        throw new UserError(`${dest} exists and is not forge-reflect's; rename it or leave out --with-instructions; nothing was changed`);
+      }
+      steps.push({ action: 'update', path: SLASH_COMMAND, detail: 'replaced with the kit’s version' });
+      writes.push(() => writeAtomic(dest, source, 0o644));
+    }
+    manifest.slash_command = { path: SLASH_COMMAND, sha256: sha256(source) };
+  }
+
+  // The settings file: our groups appended, everything else as it was.
+  const merged = mergeRegistration(settings.value, registration);
+  if (merged.added.length > 0) {
+    const prior = manifest.settings[settingsRel];
+    const entry: SettingsEntry = {
+      existed_before: prior ? prior.existed_before : settings.exists,
+      created_hooks_key: (prior?.created_hooks_key ?? false) || merged.createdHooksKey,
+      created_events: union(prior?.created_events ?? [], merged.createdEvents),
+      backup: prior?.backup ?? null,
+    };
+    // The backup keeps the file as it was before install first changed it.
+    const keptBackup = entry.backup !== null && lstatOrNull(join(repo, entry.backup))?.isFile() === true;
+    if (settings.exists && entry.existed_before && !keptBackup && settings.bytes) {
+      const bytes = settings.bytes;
+      const backupRel = backupPathOf(settingsRel);
+      entry.backup = backupRel;
+      steps.push({ action: lstatOrNull(join(repo, backupRel)) ? 'update' : 'create', path: backupRel, detail: `backup of ${settingsRel} before this change` });
+      writes.push(() => writeAtomic(join(repo, backupRel), bytes, settings.mode));
+    }
+    manifest.settings[settingsRel] = entry;
+    for (const { event, commands } of merged.added) {
+      const created = merged.createdEvents.includes(event);
+      steps.push({
+        action: settings.exists ? 'update' : 'create',
+        path: settingsRel,
+        detail: `hooks.${event}: ${created ? 'added with' : 'appended'} the forge-reflect group (${commands.map((c) => c.replace(/^.*\//, '')).join(', ')})`,
+      });
+    }
+    const text = serializeJson(merged.settings, settings.format);
+    writes.push(() => writeAtomic(settings.path, text, settings.mode));
+  }
+  if (merged.present.length > 0 && merged.added.length > 0) {
+    notes.push(`${merged.present.length} of the kit's hook groups were already in ${settingsRel} and were left as they are`);
+  }
+
+  // The manifest, written after everything it describes.
+  const manifestText = serializeManifest(manifest);
+  if (previousManifestBytes === null || previousManifestBytes.toString('utf8') !== manifestText) {
+    steps.push({
+      action: previousManifestBytes === null ? 'create' : 'update',
+      path: `${VENDORED_DIR}/${MANIFEST_NAME}`,
+      detail: 'what install created, for uninstall',
+    });
+    writes.push(() => writeAtomic(join(repo, VENDORED_DIR, MANIFEST_NAME), manifestText, 0o644));
+  }
+
+  // The state folder: private, never committed.
+  const state = join(repo, STATE_DIR);
+  const stateStats = lstatOrNull(state);
+  if (stateStats === null) {
+    steps.push({ action: 'create', path: `${STATE_DIR}/`, detail: 'state folder (0700) with a .gitignore of *' });
+  } else if (lstatOrNull(join(state, '.gitignore')) === null) {
+    steps.push({ action: 'create', path: `${STATE_DIR}/.gitignore`, detail: '* (nothing in .forge/ is committed)' });
+  }
+  if (stateStats === null || lstatOrNull(join(state, '.gitignore')) === null) writes.push(() => ensureStateDir(state));
+
+  if (settingsRel.endsWith('settings.local.json') && gitIgnores(repo, settingsRel) === false) {
+    notes.push(`${settingsRel} is not ignored by git; add it to .gitignore if the hooks should stay yours alone`);
+  }
+
+  if (!dryRun) for (const write of writes) write();
+
+  const changes = changeCount(steps);
+  const summary =
+    changes === 0
+      ? `Already installed: nothing changed (hooks registered in ${settingsRel}).`
+      : dryRun
+        ? `Dry run: ${changes} change${changes === 1 ? '' : 's'} would be made; nothing was written.`
+        : `Installed: ${changes} change${changes === 1 ? '' : 's'} (hooks registered in ${settingsRel}).`;
+  const report: Report = {
+    command: 'install',
+    repo,
+    settings_file: settingsRel,
+    dry_run: dryRun,
+    changed: changes > 0 && !dryRun,
+    steps,
+    notes,
+    next_steps: [...NEXT_STEPS, `to undo: forge-reflect uninstall${args.local ? ' --local' : ''} (keeps .forge/)`],
+    ...(withInstructions ? { claude_md_snippet: claudeMdSnippet() } : {}),
+  };
+  printReport(report, Boolean(args.json), summary);
+  return 0;
+}

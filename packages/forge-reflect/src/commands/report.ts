@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { openEventLog } from '../event-log.js';
+import { usageError } from '../errors.js';
+import { writeJson } from '../output.js';
+import { renderCsv, renderMarkdown, renderTable, type ReportView } from '../report/render.js';
+import { indexSidecars, queryInvalid, queryTotals, queryValid, type SidecarFilter } from '../report/sidecar-index.js';
+import { summarize } from '../report/summary.js';
+import { parseSince, SINCE_EXAMPLE } from '../since.js';
+import { resolveStateDir } from '../state-dir.js';
+
+/** The folders a report reads: --dir values, else $REFLECTION_DIR, else <state dir>/reflections. */
+export function reportDirs(given: readonly string[] | undefined, stateDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (given && given.length > 0) return [...given];
+  return [env.REFLECTION_DIR || join(stateDir, 'reflections')];
+}
+
+function instant(flag: string, value: unknown, now: number): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseSince(String(value), now);
+  if (parsed === undefined) throw usageError(`--${flag} ${JSON.stringify(String(value))} is not a time; use ${SINCE_EXAMPLE.replace(/--since/g, `--${flag}`)}`);
+  return parsed;
+}
+
+export function filterFromArgs(args: Record<string, unknown>, now = Date.now()): SidecarFilter {
+  const filter: SidecarFilter = {};
+  const since = instant('since', args.since, now);
+  const until = instant('until', args.until, now);
+  if (since !== undefined) filter.since = since;
+  if (until !== undefined) filter.until = until;
+  if (args.surface !== undefined) filter.surface = String(args.surface);
+  if (args.needsReview !== undefined) filter.needsReview = Boolean(args.needsReview);
+  if (args.degraded !== undefined) filter.degraded = Boolean(args.degraded);
+  if (args.agent !== undefined) filter.agent = String(args.agent);
+  if (args.task !== undefined) filter.task = String(args.task);
+  if (args.session !== undefined) filter.session = String(args.session);
+  return filter;
+}
+
+export async function run(args: Record<string, unknown>): Promise<number> {
+  const limit = Number(args.limit ?? 50);
+  if (!Number.isInteger(limit) || limit < 0) throw usageError('--limit takes a whole number, e.g. --limit 50 (0 shows only the summary)');
+  const format = args.json ? 'json' : String(args.format ?? 'table');
+  const filter = filterFromArgs(args);
+  const stateDir = resolveStateDir();
+  const dirs = reportDirs(args.dir as string[] | undefined, stateDir);
+
+  const log = openEventLog(stateDir);
+  try {
+    const progress = process.stderr.isTTY
+      ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`)
+      : undefined;
+    const counts = indexSidecars(log.db, dirs, progress ? { onProgress: progress } : {});
+    if (progress && counts.read >= 500) process.stderr.write('\n');
+    const totals = queryTotals(log.db, dirs, filter);
+    const invalid = queryInvalid(log.db, dirs);
+    const view: ReportView = {
+      summary: summarize(totals, invalid.length),
+      rows: queryValid(log.db, dirs, filter, limit),
+      omitted: Math.max(0, totals.sidecars - limit),
+      invalid,
+    };
+    if (format === 'json') writeJson({ dirs, filter, ...view, index: counts });
+    else if (format === 'markdown') process.stdout.write(renderMarkdown(view));
+    else if (format === 'csv') process.stdout.write(renderCsv(view));
+    else process.stdout.write(renderTable(view));
+  } finally {
+    log.close();
+  }
+  return 0;
+}

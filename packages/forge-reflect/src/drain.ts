@@ -1,0 +1,212 @@
+/**
+ * The drain: moves the hook spool (`<state dir>/spool/*.event`) into the event log.
+ *
+ * Files go in name order (= receive order), in batches: each batch is read, parsed, redacted and
+ * inserted with INSERT OR IGNORE in one transaction, and its files are unlinked only after the
+ * commit. A drain killed between commit and unlink leaves files whose ids are already in the log;
+ * the next drain counts them as already present and unlinks them. Files that cannot be understood
+ * move to `spool/rejected/` with a `.reason` beside them. `.tmp-*` files older than 60 s (a killed
+ * hook's half-write) are removed.
+ *
+ * One drain at a time (see drain-lock.ts); a drain that finds the lock held returns at once. A
+ * busy database never surfaces: the drain stops and leaves the rest for the next one.
+ */
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireDrainLock, type LockOptions } from './drain-lock.js';
+import { UserError } from './errors.js';
+import { isBusyError, openEventLog, type EventLog, type EventRow } from './event-log.js';
+import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
+import type { RedactionRules } from './redact.js';
+import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
+import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
+
+export const DEFAULT_BATCH_SIZE = 2_000;
+export const STALE_TEMP_MS = 60_000;
+/** The hook caps payloads at 1 MiB; anything much larger did not come from it. */
+export const MAX_SPOOL_FILE_BYTES = 1024 * 1024 + 64 * 1024;
+const TEMP_PREFIX = '.tmp-';
+
+export interface DrainCounts {
+  /** New rows written to the log. */
+  drained: number;
+  /** Files moved to spool/rejected/. */
+  rejected: number;
+  /** Files whose id was already in the log (a drain killed before unlinking); removed. */
+  alreadyPresent: number;
+  /** Stale `.tmp-*` leftovers removed. */
+  removedTemp: number;
+  /** Another drain held the lock; this one did nothing. */
+  locked: boolean;
+  /** The database stayed busy; the drain stopped early and left files for the next one. */
+  busy: boolean;
+}
+
+export interface DrainOptions {
+  /** Files per transaction (default 2,000). */
+  batchSize?: number;
+  /** An already open log to write to (left open); default: opened and closed here. */
+  log?: EventLog;
+  /** Redaction rules; default: read from `<state dir>/config.json`. */
+  rules?: RedactionRules;
+  /** Where warnings go (default: stderr). */
+  warn?: Warn;
+  now?: () => number;
+  lock?: LockOptions;
+}
+
+function emptyCounts(): DrainCounts {
+  return { drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, locked: false, busy: false };
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
+}
+
+type ReadOutcome = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'bad'; reason: string };
+
+/** Reads a spool file without following symlinks and without trusting its size. */
+function readSpoolFile(path: string): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT') return { kind: 'gone' };
+    if (code === 'ELOOP') return { kind: 'bad', reason: 'is a symbolic link' };
+    return { kind: 'bad', reason: `cannot be opened (${code ?? String(error)})` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { kind: 'bad', reason: 'is not a regular file' };
+    if (stats.size > MAX_SPOOL_FILE_BYTES) return { kind: 'bad', reason: `is ${stats.size} bytes, more than the ${MAX_SPOOL_FILE_BYTES} a hook writes` };
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const n = readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return { kind: 'bytes', bytes: filled === bytes.length ? bytes : bytes.subarray(0, filled) };
+  } catch (error) {
+    return { kind: 'bad', reason: `cannot be read (${errno(error) ?? String(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // another drain removed it, or it vanished: either way it is not ours to keep
+  }
+}
+
+/** Moves a spool file to rejected/ with its reason beside it. False when the file vanished. */
+function reject(stateDir: string, name: string, reason: string, now: number): boolean {
+  const dir = rejectedDirOf(stateDir);
+  const stem = name.endsWith(SPOOL_SUFFIX) ? name.slice(0, -SPOOL_SUFFIX.length) : name;
+  try {
+    ensurePrivateDir(dir);
+    writeFileSync(join(dir, `${stem}.reason`), `${new Date(now).toISOString()} ${reason}\n`, { mode: 0o600 });
+    renameSync(join(spoolDirOf(stateDir), name), join(dir, `${stem}${SPOOL_SUFFIX}`));
+    return true;
+  } catch (error) {
+    if (errno(error) === 'ENOENT' && existsSync(dir)) {
+      unlinkQuietly(join(dir, `${stem}.reason`)); // another drain moved or removed the file first
+      return false;
+    }
+    throw new UserError(`cannot move the unreadable spool file ${name} to ${dir} (${errno(error) ?? String(error)}); fix the folder's permissions`);
+  }
+}
+
+function removeStaleTemps(spool: string, names: readonly string[], now: number): number {
+  let removed = 0;
+  for (const name of names) {
+    const path = join(spool, name);
+    try {
+      const stats = lstatSync(path);
+      if (stats.isDirectory() || now - stats.mtimeMs <= STALE_TEMP_MS) continue;
+      unlinkSync(path);
+      removed++;
+    } catch {
+      // vanished (renamed into place by its writer) or not removable: leave it
+    }
+  }
+  return removed;
+}
+
+/**
+ * Drains `<state dir>/spool` into `<state dir>/events.db` and returns the counts. Safe to call
+ * from several processes at once; never throws on a busy database.
+ */
+export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainCounts {
+  const counts = emptyCounts();
+  const spool = spoolDirOf(stateDir);
+  const now = options.now ?? Date.now;
+  let names: string[];
+  try {
+    names = readdirSync(spool);
+  } catch (error) {
+    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return counts;
+    throw new UserError(`cannot read the spool ${spool} (${errno(error) ?? String(error)}); fix its permissions`);
+  }
+  const events = names.filter(isSpoolFileName).sort();
+  const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
+  if (events.length === 0 && temps.length === 0) return counts;
+
+  const lock = acquireDrainLock(spool, { now, ...options.lock });
+  if (lock === undefined) {
+    counts.locked = true;
+    return counts;
+  }
+  try {
+    counts.removedTemp = removeStaleTemps(spool, temps, now());
+    if (events.length === 0) return counts;
+    const rules = options.rules ?? loadRedactionRules(stateDir, options.warn ?? warnOnStderr);
+    let log = options.log;
+    try {
+      log ??= openEventLog(stateDir);
+    } catch (error) {
+      if (!isBusyError(error)) throw error;
+      counts.busy = true;
+      return counts;
+    }
+    try {
+      const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
+      for (let start = 0; start < events.length; start += batchSize) {
+        const rows: EventRow[] = [];
+        const done: string[] = [];
+        for (const name of events.slice(start, start + batchSize)) {
+          const read = readSpoolFile(join(spool, name));
+          if (read.kind === 'gone') continue;
+          const outcome = read.kind === 'bad' ? ({ ok: false, reason: `spool file ${read.reason}` } as const) : parseSpoolFile(name, read.bytes, rules);
+          if (!outcome.ok) {
+            if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
+            continue;
+          }
+          rows.push(outcome.row);
+          done.push(name);
+        }
+        let result;
+        try {
+          result = log.insertBatch(rows);
+        } catch (error) {
+          if (!isBusyError(error)) throw new UserError(`cannot write to the event log ${log.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
+          counts.busy = true;
+          break;
+        }
+        counts.drained += result.inserted;
+        counts.alreadyPresent += result.ignored;
+        for (const name of done) unlinkQuietly(join(spool, name));
+        lock.touch();
+      }
+    } finally {
+      if (options.log === undefined) log.close();
+    }
+  } finally {
+    lock.release();
+  }
+  return counts;
+}

@@ -1,0 +1,273 @@
+/**
+ * The event log: `<state dir>/events.db`, SQLite through better-sqlite3. The only module that
+ * loads better-sqlite3, and only when a log is opened (commands that never read the log, like
+ * `risk`, never pay for it).
+ *
+ * Opening sets `busy_timeout` BEFORE `journal_mode=WAL` (the other order fails at once under
+ * parallel hooks), then brings the schema up to date by `PRAGMA user_version` inside one
+ * `BEGIN IMMEDIATE` transaction, so two processes opening a new file migrate it once.
+ */
+import { chmodSync, closeSync, fstatSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import { UserError } from './errors.js';
+import type { EventType, Runtime } from './runtime-shapes.js';
+import { ensureStateDir, eventsDbPathOf } from './state-dir.js';
+
+export type Database = BetterSqlite3.Database;
+
+/** One row of `events`. `payload` is JSON text (a JSON string for a truncated, unparseable payload). */
+export interface EventRow {
+  /** The spool file's name without `.event`: `<received_us>-<pid>-<rand>`. */
+  id: string;
+  session_id: string | null;
+  agent_id: string | null;
+  /** ISO-8601 UTC with microseconds, e.g. 2025-11-22T10:15:00.123456Z. */
+  ts: string;
+  runtime: Runtime;
+  type: EventType;
+  hook_event: string | null;
+  tool_name: string | null;
+  tool_use_id: string | null;
+  duration_ms: number | null;
+  cwd: string | null;
+  payload: string;
+  truncated: 0 | 1;
+}
+
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/** Schema migrations; entry i takes user_version i to i + 1. Append only. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE events (
+     id          TEXT PRIMARY KEY NOT NULL,
+     session_id  TEXT,
+     agent_id    TEXT,
+     ts          TEXT NOT NULL,
+     runtime     TEXT NOT NULL,
+     type        TEXT NOT NULL,
+     hook_event  TEXT,
+     tool_name   TEXT,
+     tool_use_id TEXT,
+     duration_ms INTEGER,
+     cwd         TEXT,
+     payload     TEXT NOT NULL,
+     truncated   INTEGER NOT NULL DEFAULT 0 CHECK (truncated IN (0, 1))
+   );
+   CREATE INDEX events_by_session ON events (session_id, ts);
+   CREATE INDEX events_by_type    ON events (type, ts);
+   CREATE INDEX events_by_tool    ON events (tool_name COLLATE NOCASE, ts);
+   CREATE INDEX events_by_ts      ON events (ts);`,
+  // 2: the sidecar index of `report` (report/sidecar-index.ts), refreshed by path, size and mtime.
+  `CREATE TABLE sidecars (
+     path         TEXT PRIMARY KEY NOT NULL,
+     dir          TEXT NOT NULL,
+     size         INTEGER NOT NULL,
+     mtime_ns     TEXT NOT NULL,
+     valid        INTEGER NOT NULL CHECK (valid IN (0, 1)),
+     error        TEXT,
+     ts           TEXT,
+     task_ref     TEXT,
+     agent        TEXT,
+     session_id   TEXT,
+     repo         TEXT,
+     surface      TEXT,
+     score        REAL,
+     needs_review INTEGER,
+     confidence   REAL,
+     degraded     INTEGER,
+     mode         TEXT,
+     attempt      INTEGER,
+     files        TEXT NOT NULL
+   );
+   CREATE INDEX sidecars_by_dir_ts ON sidecars (dir, ts);`,
+  // 3: outcomes, what turned out true for a task (forge-reflect outcome): the labels calibration needs.
+  `CREATE TABLE outcomes (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     task_ref    TEXT NOT NULL,
+     correct     INTEGER NOT NULL CHECK (correct IN (0, 1)),
+     source      TEXT NOT NULL CHECK (source IN ('ci', 'human', 'revert', 'production')),
+     at          TEXT NOT NULL,
+     note        TEXT,
+     recorded_at TEXT NOT NULL
+   );
+   CREATE INDEX outcomes_by_task ON outcomes (task_ref, at);`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export interface EventFilter {
+  /** A session id or a prefix of one. */
+  session?: string;
+  type?: EventType;
+  /** A tool name, any case. */
+  tool?: string;
+  /** ISO-8601 in the log's format; events at or after it. */
+  since?: string;
+  /** The most recent N matching events (returned oldest first). */
+  limit?: number;
+}
+
+export interface InsertResult {
+  inserted: number;
+  ignored: number;
+}
+
+export interface EventLog {
+  readonly path: string;
+  /** The connection, for modules with their own queries (report, metrics). */
+  readonly db: Database;
+  /** INSERT OR IGNORE of all rows in one transaction. */
+  insertBatch(rows: readonly EventRow[]): InsertResult;
+  query(filter?: EventFilter): EventRow[];
+  count(): number;
+  schemaVersion(): number;
+  close(): void;
+}
+
+let loaded: typeof BetterSqlite3 | undefined;
+
+function driver(): typeof BetterSqlite3 {
+  loaded ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return loaded;
+}
+
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED');
+}
+
+/** Creates the db file 0600 when missing (SQLite gives -wal and -shm the file's mode). */
+function ensurePrivateFile(path: string): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    const stats = fstatSync(fd);
+    if ((stats.mode & 0o077) !== 0 && typeof process.getuid === 'function' && stats.uid === process.getuid()) chmodSync(path, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Retries a statement that SQLite refused as busy without calling the busy handler. */
+function withBusyRetry<T>(work: () => T, attempts = 50): T {
+  for (let i = 1; ; i++) {
+    try {
+      return work();
+    } catch (error) {
+      if (!isBusyError(error) || i >= attempts) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.floor(Math.random() * 30));
+    }
+  }
+}
+
+function migrate(db: Database, path: string): void {
+  const current = () => Number(db.pragma('user_version', { simple: true }));
+  if (current() === SCHEMA_VERSION) return;
+  withBusyRetry(() => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const version = current();
+      if (version > SCHEMA_VERSION) {
+        throw new UserError(`${path} has schema version ${version}, newer than this forge-reflect knows (${SCHEMA_VERSION}); upgrade forge-reflect`);
+      }
+      for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  });
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? error);
+}
+
+/**
+ * Opens (creating when missing) `<state dir>/events.db`, migrated to the current schema.
+ * Throws a UserError when the file cannot be opened or is not a usable database.
+ */
+export function openEventLog(stateDir: string): EventLog {
+  ensureStateDir(stateDir);
+  const path = eventsDbPathOf(stateDir);
+  let db: Database;
+  try {
+    ensurePrivateFile(path);
+    const Driver = driver();
+    db = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot open the event log ${path} (${describe(error)}); check the file's permissions`);
+  }
+  try {
+    // busy_timeout first: every later statement, journal_mode included, then waits for locks.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    withBusyRetry(() => db.pragma('journal_mode = WAL'));
+    db.pragma('synchronous = FULL'); // spool files are unlinked after commit: a commit must be durable
+    migrate(db, path);
+  } catch (error) {
+    db.close();
+    if (error instanceof UserError) throw error;
+    if (isBusyError(error)) throw error; // callers (drain) treat busy as "try later"
+    throw new UserError(`the event log ${path} is not usable (${describe(error)}); move it aside and run the command again`);
+  }
+  return wrap(db, path);
+}
+
+const COLUMNS = 'id, session_id, agent_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, cwd, payload, truncated';
+
+function wrap(db: Database, path: string): EventLog {
+  const insert = db.prepare(`INSERT OR IGNORE INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertAll = db.transaction((rows: readonly EventRow[]): InsertResult => {
+    let inserted = 0;
+    for (const r of rows) {
+      inserted += insert.run(r.id, r.session_id, r.agent_id, r.ts, r.runtime, r.type, r.hook_event, r.tool_name, r.tool_use_id, r.duration_ms, r.cwd, r.payload, r.truncated).changes;
+    }
+    return { inserted, ignored: rows.length - inserted };
+  });
+  return {
+    path,
+    db,
+    insertBatch(rows) {
+      if (rows.length === 0) return { inserted: 0, ignored: 0 };
+      return insertAll.immediate(rows);
+    },
+    query(filter = {}) {
+      const where: string[] = [];
+      const params: Record<string, unknown> = {};
+      if (filter.session !== undefined) {
+        // a prefix match that still uses the index: [prefix, prefix + U+10FFFF)
+        where.push('session_id >= @session AND session_id < @sessionEnd');
+        params.session = filter.session;
+        params.sessionEnd = `${filter.session}\u{10FFFF}`;
+      }
+      if (filter.type !== undefined) {
+        where.push('type = @type');
+        params.type = filter.type;
+      }
+      if (filter.tool !== undefined) {
+        where.push('tool_name = @tool COLLATE NOCASE');
+        params.tool = filter.tool;
+      }
+      if (filter.since !== undefined) {
+        where.push('ts >= @since');
+        params.since = filter.since;
+      }
+      const limit = filter.limit ?? -1;
+      const sql = `SELECT * FROM (SELECT ${COLUMNS} FROM events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+                   ORDER BY ts DESC, id DESC LIMIT ${Math.trunc(limit)}) ORDER BY ts ASC, id ASC`;
+      return db.prepare(sql).all(params) as EventRow[];
+    },
+    count() {
+      return Number(db.prepare('SELECT count(*) FROM events').pluck().get());
+    },
+    schemaVersion() {
+      return Number(db.pragma('user_version', { simple: true }));
+    },
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}

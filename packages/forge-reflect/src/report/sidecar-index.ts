@@ -1,0 +1,205 @@
+/**
+ * The sidecar index: a `sidecars` table in the event log's SQLite file, refreshed incrementally.
+ * A file is read and parsed only when it is new or its size or modification time changed, and rows
+ * of vanished files are dropped, so a second report over 10,000 sidecars reads only what changed.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Database } from '../event-log.js';
+import { recordFromText, type SidecarRecord } from './sidecar-record.js';
+
+export const SIDECAR_SUFFIX = '.reflection.json';
+
+export interface IndexCounts {
+  files: number;
+  /** Files read and parsed because they were new or changed. */
+  read: number;
+  removed: number;
+}
+
+/**
+ * `2026-11-22T10:00:00.5Z` → `2026-11-22T10:00:00.500000Z`: one width, so text order is time order
+ * (the same form as the event log's `ts`).
+ */
+export function normalizeTimestamp(ts: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(ts);
+  if (!m) return ts;
+  return `${m[1]}.${(m[2] ?? '').padEnd(6, '0').slice(0, 6)}Z`;
+}
+
+interface Listed {
+  path: string;
+  size: number;
+  mtimeNs: string;
+}
+
+function listSidecars(dir: string): Listed[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: Listed[] = [];
+  for (const name of names) {
+    if (!name.endsWith(SIDECAR_SUFFIX) || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    try {
+      const stats = statSync(path);
+      // mtimeMs keeps sub-millisecond digits; as text it is an exact key for "changed since".
+      if (stats.isFile()) out.push({ path, size: stats.size, mtimeNs: String(stats.mtimeMs) });
+    } catch {
+      // vanished between readdir and stat: it is simply not listed
+    }
+  }
+  return out;
+}
+
+function readRecord(path: string): SidecarRecord {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { ...recordFromText(path, ''), error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+  }
+  return recordFromText(path, text);
+}
+
+export interface IndexOptions {
+  /** Called every few hundred files read (for a progress line). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Brings the index of each folder up to date; folders are compared by their absolute path. */
+export function indexSidecars(db: Database, dirs: readonly string[], options: IndexOptions = {}): IndexCounts {
+  const known = db.prepare('SELECT path, size, mtime_ns FROM sidecars WHERE dir = ?');
+  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars
+    (path, dir, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const remove = db.prepare('DELETE FROM sidecars WHERE path = ?');
+  const counts: IndexCounts = { files: 0, read: 0, removed: 0 };
+  const bool = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
+
+  for (const dir of dirs.map((d) => resolve(d))) {
+    const listed = listSidecars(dir);
+    counts.files += listed.length;
+    const before = new Map<string, { size: number; mtime_ns: string }>();
+    for (const row of known.all(dir) as Array<{ path: string; size: number; mtime_ns: string }>) before.set(row.path, row);
+    const changed = listed.filter((f) => {
+      const old = before.get(f.path);
+      return old === undefined || old.size !== f.size || old.mtime_ns !== f.mtimeNs;
+    });
+    const present = new Set(listed.map((f) => f.path));
+    const vanished = [...before.keys()].filter((p) => !present.has(p));
+    db.transaction(() => {
+      changed.forEach((f, i) => {
+        const r = readRecord(f.path);
+        upsert.run(
+          f.path, dir, f.size, f.mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
+          r.task_ref, r.agent, r.session_id, r.repo, r.surface, r.score, bool(r.needs_review), r.confidence,
+          bool(r.degraded), r.mode, r.attempt, JSON.stringify(r.files),
+        );
+        if (options.onProgress && (i + 1) % 500 === 0) options.onProgress(i + 1, changed.length);
+      });
+      for (const path of vanished) remove.run(path);
+    })();
+    counts.read += changed.length;
+    counts.removed += vanished.length;
+  }
+  return counts;
+}
+
+/** Sums over the matching sidecars; see summary.ts for the summary built from them. */
+export interface SidecarTotals {
+  sidecars: number;
+  needs_review: number;
+  degraded: number;
+  confidence_reported: number;
+  confidence_sum: number;
+  by_surface: Record<string, number>;
+}
+
+export interface SidecarFilter {
+  since?: string;
+  until?: string;
+  surface?: string;
+  needsReview?: boolean;
+  agent?: string;
+  task?: string;
+  /** A session id or a prefix of one. */
+  session?: string;
+  degraded?: boolean;
+}
+
+interface Row {
+  path: string;
+  valid: number;
+  error: string | null;
+  ts: string | null;
+  task_ref: string | null;
+  agent: string | null;
+  session_id: string | null;
+  repo: string | null;
+  surface: SidecarRecord['surface'];
+  score: number | null;
+  needs_review: number | null;
+  confidence: number | null;
+  degraded: number | null;
+  mode: string | null;
+  attempt: number | null;
+  files: string;
+}
+
+function toRecord(row: Row): SidecarRecord {
+  const flag = (n: number | null) => (n === null ? null : n === 1);
+  return {
+    path: row.path, valid: row.valid === 1, error: row.error, timestamp: row.ts, task_ref: row.task_ref, agent: row.agent,
+    session_id: row.session_id, repo: row.repo, surface: row.surface, score: row.score, needs_review: flag(row.needs_review),
+    confidence: row.confidence, degraded: flag(row.degraded), mode: row.mode, attempt: row.attempt, files: JSON.parse(row.files) as string[],
+  };
+}
+
+function whereClause(dirs: readonly string[], filter: SidecarFilter): { sql: string; params: unknown[] } {
+  const where = [`dir IN (${dirs.map(() => '?').join(', ')})`, 'valid = 1'];
+  const params: unknown[] = dirs.map((d) => resolve(d));
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (filter.since !== undefined) add('ts >= ?', normalizeTimestamp(filter.since));
+  if (filter.until !== undefined) add('ts <= ?', normalizeTimestamp(filter.until));
+  if (filter.surface !== undefined) add('surface = ?', filter.surface);
+  if (filter.needsReview !== undefined) add('needs_review = ?', filter.needsReview ? 1 : 0);
+  if (filter.degraded !== undefined) add('degraded = ?', filter.degraded ? 1 : 0);
+  if (filter.agent !== undefined) add('agent = ?', filter.agent);
+  if (filter.task !== undefined) add('task_ref = ?', filter.task);
+  if (filter.session !== undefined) add('substr(session_id, 1, length(?)) = ?', filter.session, filter.session);
+  return { sql: where.join(' AND '), params };
+}
+
+/** The newest `limit` valid sidecars of the folders that match the filter, newest first. */
+export function queryValid(db: Database, dirs: readonly string[], filter: SidecarFilter, limit = -1): SidecarRecord[] {
+  const { sql, params } = whereClause(dirs, filter);
+  const rows = db.prepare(`SELECT * FROM sidecars WHERE ${sql} ORDER BY ts DESC, path DESC LIMIT ?`).all(...params, limit) as Row[];
+  return rows.map(toRecord);
+}
+
+/** The report's totals over every matching valid sidecar, computed by SQLite. */
+export function queryTotals(db: Database, dirs: readonly string[], filter: SidecarFilter): SidecarTotals {
+  const { sql, params } = whereClause(dirs, filter);
+  const totals = db
+    .prepare(`SELECT COUNT(*) AS sidecars, COALESCE(SUM(needs_review), 0) AS needs_review, COALESCE(SUM(degraded), 0) AS degraded,
+                     COUNT(confidence) AS confidence_reported, COALESCE(SUM(confidence), 0) AS confidence_sum
+              FROM sidecars WHERE ${sql}`)
+    .get(...params) as Omit<SidecarTotals, 'by_surface'>;
+  const bySurface = db.prepare(`SELECT surface, COUNT(*) AS n FROM sidecars WHERE ${sql} GROUP BY surface`).all(...params) as Array<{
+    surface: string;
+    n: number;
+  }>;
+  return { ...totals, by_surface: Object.fromEntries(bySurface.map((r) => [r.surface, r.n])) };
+}
+
+export function queryInvalid(db: Database, dirs: readonly string[]): Array<Pick<SidecarRecord, 'path' | 'error'>> {
+  const sql = `SELECT path, error FROM sidecars WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`;
+  return db.prepare(sql).all(...dirs.map((d) => resolve(d))) as Array<Pick<SidecarRecord, 'path' | 'error'>>;
+}

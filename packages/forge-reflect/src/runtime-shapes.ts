@@ -1,0 +1,375 @@
+/**
+ * Which agent runtime sent a hook payload, and what the event means in the log's terms. Pure.
+ *
+ * One table, first match wins. Each row says how to recognise a runtime from the payload's own
+ * fields, how to name the event, which event names map to which log type (the nearest one; the
+ * rest are `event.unknown`), and where the session, tool and timing fields live in that shape.
+ */
+
+export const EVENT_TYPES = [
+  'session.started',
+  'prompt.submitted',
+  'tool.executed',
+  'tool.failed',
+  'subagent.stopped',
+  'turn.stopped',
+  'reflection.written',
+  'session.ended',
+  'context.compacting',
+  'notification',
+  'event.unknown',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'unknown'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+
+/** The envelope `event` of the Stop hook's own record that it wrote a sidecar. */
+export const REFLECTION_WRITTEN_EVENT = 'reflection.written';
+
+export interface Recognised {
+  runtime: Runtime;
+  type: EventType;
+  /** The event name in the runtime's own words (payload first, else the hook's argument). */
+  hookEvent: string | null;
+  sessionId: string | null;
+  agentId: string | null;
+  toolName: string | null;
+  toolUseId: string | null;
+  durationMs: number | null;
+  cwd: string | null;
+}
+
+type Payload = Record<string, unknown>;
+
+interface Fields {
+  sessionId: string | null;
+  agentId: string | null;
+  toolName: string | null;
+  toolUseId: string | null;
+  durationMs: number | null;
+  cwd: string | null;
+}
+
+export interface ShapeRule {
+  runtime: Exclude<Runtime, 'unknown'>;
+  /** The fields that identify the runtime, for people reading the table. */
+  signature: string;
+  matches(p: Payload): boolean;
+  /** The event's name; `hookArg` is the event the hook was registered for ('' when none). */
+  eventName(p: Payload, hookArg: string): string | null;
+  /** Event name → log type; names not listed are `event.unknown`. */
+  types: Readonly<Record<string, EventType>>;
+  /** Adjusts the type by payload content (a failed tool result, …). */
+  refine?(type: EventType, p: Payload): EventType;
+  fields(p: Payload): Fields;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function ms(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value);
+  if (typeof value === 'string' && /^\d{1,12}(\.\d+)?$/.test(value)) return Math.round(Number(value));
+  return null;
+}
+
+function obj(value: unknown): Payload | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Payload) : undefined;
+}
+
+function firstString(value: unknown): string | null {
+  return Array.isArray(value) ? str(value[0]) : null;
+}
+
+function has(p: Payload, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(p, key);
+}
+
+/** Claude Code's events (and the names Codex's hooks share with it). */
+const CLAUDE_TYPES: Readonly<Record<string, EventType>> = {
+  SessionStart: 'session.started',
+  UserPromptSubmit: 'prompt.submitted',
+  PostToolUse: 'tool.executed',
+  PostToolUseFailure: 'tool.failed',
+  SubagentStop: 'subagent.stopped',
+  Stop: 'turn.stopped',
+  SessionEnd: 'session.ended',
+  PreCompact: 'context.compacting',
+  Notification: 'notification',
+};
+
+const GEMINI_ONLY_EVENTS = new Set(['BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'BeforeTool', 'AfterTool', 'PreCompress']);
+
+const COPILOT_TYPES: Readonly<Record<string, EventType>> = {
+  sessionStart: 'session.started',
+  userPromptSubmitted: 'prompt.submitted',
+  postToolUse: 'tool.executed',
+  agentStop: 'turn.stopped',
+  subagentStop: 'subagent.stopped',
+  sessionEnd: 'session.ended',
+};
+
+/** Copilot payloads do not name their event; the fields tell which one it is. */
+function copilotEventFromFields(p: Payload): string | null {
+  if (has(p, 'toolResult')) return 'postToolUse';
+  if (has(p, 'toolName') || has(p, 'toolArgs')) return 'preToolUse';
+  if (has(p, 'stopReason')) return 'agentStop';
+  if (has(p, 'prompt')) return 'userPromptSubmitted';
+  if (has(p, 'error')) return 'errorOccurred';
+  if (has(p, 'reason')) return 'sessionEnd';
+  if (has(p, 'source') || has(p, 'initialPrompt')) return 'sessionStart';
+  return null;
+}
+
+export const SHAPE_RULES: readonly ShapeRule[] = [
+  {
+    runtime: 'cursor',
+    signature: 'conversation_id / generation_id / workspace_roots',
+    matches: (p) => has(p, 'conversation_id') || has(p, 'generation_id') || has(p, 'workspace_roots'),
+    eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
+    types: {
+      sessionStart: 'session.started',
+      beforeSubmitPrompt: 'prompt.submitted',
+      afterShellExecution: 'tool.executed',
+      afterMCPExecution: 'tool.executed',
+      afterFileEdit: 'tool.executed',
+      afterTabFileEdit: 'tool.executed',
+      postToolUse: 'tool.executed',
+      postToolUseFailure: 'tool.failed',
+      subagentStop: 'subagent.stopped',
+      stop: 'turn.stopped',
+      sessionEnd: 'session.ended',
+      preCompact: 'context.compacting',
+    },
+    fields: (p) => ({
+      sessionId: str(p.conversation_id) ?? str(p.session_id),
+      agentId: null,
+      toolName: str(p.tool_name),
+      toolUseId: str(p.tool_use_id),
+      durationMs: ms(p.duration) ?? ms(p.duration_ms),
+      cwd: str(p.cwd) ?? firstString(p.workspace_roots),
+    }),
+  },
+  {
+    runtime: 'codex',
+    signature: 'turn_id, or notify `type: agent-turn-complete`',
+    matches: (p) => has(p, 'turn_id') || p.type === 'agent-turn-complete',
+    eventName: (p, hookArg) => str(p.hook_event_name) ?? (p.type === 'agent-turn-complete' ? 'agent-turn-complete' : str(hookArg)),
+    types: { ...CLAUDE_TYPES, 'agent-turn-complete': 'turn.stopped' },
+    fields: (p) => ({
+      sessionId: str(p.session_id) ?? str(p['thread-id']),
+      agentId: null,
+      toolName: str(p.tool_name),
+      toolUseId: str(p.tool_use_id),
+      durationMs: ms(p.duration_ms),
+      cwd: str(p.cwd),
+    }),
+  },
+  {
+    runtime: 'gemini',
+    signature: 'hook_event_name AfterTool/AfterAgent/… (or with an ISO `timestamp`), or tool_response.llmContent',
+    matches: (p) => {
+      const event = str(p.hook_event_name);
+      if (event !== null && GEMINI_ONLY_EVENTS.has(event)) return true;
+      if (obj(p.tool_response)?.llmContent !== undefined) return true;
+      return event !== null && has(p, 'session_id') && typeof p.timestamp === 'string';
+    },
+    eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
+    types: {
+      SessionStart: 'session.started',
+      BeforeAgent: 'prompt.submitted',
+      AfterTool: 'tool.executed',
+      AfterAgent: 'turn.stopped',
+      SessionEnd: 'session.ended',
+      PreCompress: 'context.compacting',
+      Notification: 'notification',
+    },
+    refine: (type, p) => (type === 'tool.executed' && obj(p.tool_response)?.error != null ? 'tool.failed' : type),
+    fields: (p) => ({
+      sessionId: str(p.session_id),
+      agentId: null,
+      toolName: str(p.tool_name),
+      toolUseId: str(p.tool_use_id),
+      durationMs: ms(p.duration_ms),
+      cwd: str(p.cwd),
+    }),
+  },
+  {
+    runtime: 'copilot',
+    signature: 'camelCase sessionId (+ toolName/toolArgs/toolResult, stopReason, …)',
+    matches: (p) => typeof p.sessionId === 'string' && !has(p, 'session_id') && !has(p, 'hook_event_name'),
+    eventName: (p, hookArg) => (has(COPILOT_TYPES, hookArg) ? hookArg : copilotEventFromFields(p) ?? str(hookArg)),
+    types: COPILOT_TYPES,
+    refine: (type, p) => {
+      const resultType = obj(p.toolResult)?.resultType;
+      return type === 'tool.executed' && (resultType === 'failure' || resultType === 'denied') ? 'tool.failed' : type;
+    },
+    fields: (p) => ({
+      sessionId: str(p.sessionId),
+      agentId: null,
+      toolName: str(p.toolName),
+      toolUseId: str(p.toolCallId) ?? str(p.toolUseId),
+      durationMs: ms(p.durationMs),
+      cwd: str(p.cwd),
+    }),
+  },
+  {
+    runtime: 'cline',
+    signature: 'hookName / clineVersion / taskId',
+    matches: (p) => has(p, 'hookName') || has(p, 'clineVersion') || has(p, 'taskId'),
+    eventName: (p, hookArg) => str(p.hookName) ?? str(hookArg),
+    types: {
+      TaskStart: 'session.started',
+      TaskResume: 'session.started',
+      UserPromptSubmit: 'prompt.submitted',
+      PostToolUse: 'tool.executed',
+      TaskComplete: 'turn.stopped',
+      TaskCancel: 'session.ended',
+      PreCompact: 'context.compacting',
+    },
+    refine: (type, p) => (type === 'tool.executed' && obj(p.postToolUse)?.success === false ? 'tool.failed' : type),
+    fields: (p) => {
+      const tool = obj(p.postToolUse) ?? obj(p.preToolUse);
+      return {
+        sessionId: str(p.taskId),
+        agentId: null,
+        toolName: str(tool?.toolName),
+        toolUseId: null,
+        durationMs: ms(tool?.executionTimeMs),
+        cwd: firstString(p.workspaceRoots),
+      };
+    },
+  },
+  {
+    runtime: 'claude-code',
+    // Before v1.0.41 payloads had no hook_event_name; session_id + transcript_path still say Claude.
+    signature: 'hook_event_name + session_id (or session_id + transcript_path before v1.0.41)',
+    matches: (p) =>
+      typeof p.session_id === 'string' && (typeof p.hook_event_name === 'string' || (typeof p.transcript_path === 'string' && !has(p, 'hook_event_name'))),
+    eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
+    types: CLAUDE_TYPES,
+    fields: (p) => ({
+      sessionId: str(p.session_id),
+      agentId: str(p.agent_id),
+      toolName: str(p.tool_name),
+      toolUseId: str(p.tool_use_id),
+      durationMs: ms(p.duration_ms),
+      cwd: str(p.cwd),
+    }),
+  },
+];
+
+function unknownShape(p: Payload | undefined, hookArg: string): Recognised {
+  return {
+    runtime: 'unknown',
+    type: 'event.unknown',
+    hookEvent: str(p?.hook_event_name) ?? str(p?.hookName) ?? str(hookArg),
+    sessionId: str(p?.session_id) ?? str(p?.sessionId),
+    agentId: str(p?.agent_id),
+    toolName: str(p?.tool_name) ?? str(p?.toolName),
+    toolUseId: str(p?.tool_use_id),
+    durationMs: ms(p?.duration_ms),
+    cwd: str(p?.cwd),
+  };
+}
+
+function isRuntime(value: unknown): value is Runtime {
+  return typeof value === 'string' && (RUNTIMES as readonly string[]).includes(value);
+}
+
+/**
+ * Recognises a parsed payload. `hookArg` is the envelope's `event` (the name the hook was
+ * registered for, `reflection.written` from the Stop hook, or '').
+ */
+export function recognise(payload: unknown, hookArg: string): Recognised {
+  const p = obj(payload);
+  if (hookArg === REFLECTION_WRITTEN_EVENT) {
+    // The Stop hook's record of a sidecar: the sidecar names its session and agent.
+    const base = p === undefined ? unknownShape(undefined, hookArg) : recognise(p, '');
+    return {
+      ...base,
+      runtime: base.runtime !== 'unknown' ? base.runtime : isRuntime(p?.agent) ? p.agent : 'unknown',
+      type: 'reflection.written',
+      hookEvent: REFLECTION_WRITTEN_EVENT,
+      sessionId: base.sessionId ?? str(p?.session_id),
+    };
+  }
+  if (p === undefined) return unknownShape(undefined, hookArg);
+  for (const rule of SHAPE_RULES) {
+    if (!rule.matches(p)) continue;
+    const hookEvent = rule.eventName(p, hookArg);
+    let type: EventType = (hookEvent !== null && Object.prototype.hasOwnProperty.call(rule.types, hookEvent) ? rule.types[hookEvent] : undefined) ?? 'event.unknown';
+    if (rule.refine) type = rule.refine(type, p);
+    return { runtime: rule.runtime, type, hookEvent, ...rule.fields(p) };
+  }
+  return unknownShape(p, hookArg);
+}
+
+/** Longest top-level string value kept by salvageTopLevel. */
+const SALVAGE_MAX_STRING = 4096;
+
+/**
+ * The top-level fields that can still be read from an object payload that was cut off (and so
+ * no longer parses): string values as strings, any other value as `null` (present, unread).
+ * Enough to type the event: the identifying fields come before the large tool input and output
+ * in every known shape. A single forward scan that tracks strings and nesting depth.
+ */
+export function salvageTopLevel(text: string): Payload {
+  const found: Payload = {};
+  let i = 0;
+  while (i < text.length && /\s/.test(text[i] as string)) i++;
+  if (text[i] !== '{') return found;
+  i++;
+  let depth = 1;
+  let key: string | null = null;
+  let afterColon = false;
+  while (i < text.length && depth > 0) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let j = i + 1;
+      while (j < text.length) {
+        const d = text.charCodeAt(j);
+        if (d === 0x5c /* \ */) j += 2;
+        else if (d === 0x22) break;
+        else j++;
+      }
+      if (j >= text.length) break; // cut inside a string
+      if (depth === 1) {
+        if (afterColon && key !== null) {
+          if (j - i - 1 <= SALVAGE_MAX_STRING) {
+            try {
+              found[key] = JSON.parse(text.slice(i, j + 1));
+            } catch {
+              // a broken escape: the key stays present, unread
+            }
+          }
+          key = null;
+          afterColon = false;
+        } else if (j - i - 1 <= 256) {
+          try {
+            key = JSON.parse(text.slice(i, j + 1)) as string;
+          } catch {
+            key = null;
+          }
+        }
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b /* { [ */) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d /* } ] */) {
+      depth--;
+    } else if (depth === 1 && c === 0x3a /* : */ && key !== null) {
+      if (!Object.prototype.hasOwnProperty.call(found, key)) Object.defineProperty(found, key, { value: null, enumerable: true, writable: true, configurable: true });
+      afterColon = true;
+    } else if (depth === 1 && c === 0x2c /* , */) {
+      key = null;
+      afterColon = false;
+    }
+    i++;
+  }
+  return found;
+}

@@ -1,0 +1,147 @@
+/**
+ * One spool file → one event row (docs/spool-format.md). Pure: a name and bytes in, a redacted
+ * row or a rejection reason out.
+ *
+ * Line 1 is the hook's envelope, every byte after the first `\n` the runtime's payload. The
+ * payload is parsed, redacted (every string, keys included) and typed by its shape. A truncated
+ * payload that no longer parses is kept as its redacted text, stored as a JSON string, with
+ * truncated = 1: the `payload` column always holds valid JSON.
+ */
+import type { EventRow } from './event-log.js';
+import { redactJsonInPlace, redactText, type RedactionRules } from './redact.js';
+import { recognise, salvageTopLevel } from './runtime-shapes.js';
+import { safeStringify } from './safe-json.js';
+
+export const SPOOL_SUFFIX = '.event';
+export const ENVELOPE_VERSION = 1;
+
+/** `<received_us: 16 digits>-<pid>-<rand: 4–8 hex>` */
+const ID_PATTERN = /^(\d{16})-(\d{1,10})-([0-9a-fA-F]{4,8})$/;
+
+export type SpoolOutcome = { ok: true; row: EventRow } | { ok: false; reason: string };
+
+export interface Envelope {
+  v: number;
+  source: string;
+  event: string;
+  received_us: number;
+  pid: number | null;
+  cwd: string | null;
+  bytes: number | null;
+  truncated: boolean;
+}
+
+export function isSpoolFileName(name: string): boolean {
+  return name.endsWith(SPOOL_SUFFIX) && !name.startsWith('.');
+}
+
+/** `1763806500123456` → `2025-11-22T10:15:00.123456Z`. */
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+
+export function isoFromMicros(us: number): string {
+  const seconds = Math.floor(us / 1_000_000);
+  const micros = us - seconds * 1_000_000;
+  if (seconds !== cachedSecond) {
+    // a drain's files come in time order, so most share the second of the one before
+    cachedPrefix = new Date(seconds * 1000).toISOString().slice(0, 19);
+    cachedSecond = seconds;
+  }
+  return `${cachedPrefix}.${String(micros).padStart(6, '0')}Z`;
+}
+
+/** Microsecond times a spool file can carry: after 2000-01-01, before 2200-01-01. */
+function plausibleMicros(us: unknown): us is number {
+  return typeof us === 'number' && Number.isSafeInteger(us) && us >= 946_684_800_000_000 && us < 7_258_118_400_000_000;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: 'envelope (line 1) is not JSON' };
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, reason: 'envelope (line 1) is not a JSON object' };
+  const e = raw as Record<string, unknown>;
+  if (e.v !== ENVELOPE_VERSION) return { ok: false, reason: `envelope version ${JSON.stringify(e.v ?? null)} is not ${ENVELOPE_VERSION}` };
+  if (e.event !== undefined && typeof e.event !== 'string') return { ok: false, reason: 'envelope "event" is not a string' };
+  const receivedUs = plausibleMicros(e.received_us) ? e.received_us : idMicros;
+  return {
+    ok: true,
+    value: {
+      v: ENVELOPE_VERSION,
+      source: typeof e.source === 'string' ? e.source : '',
+      event: typeof e.event === 'string' ? e.event : '',
+      received_us: receivedUs,
+      pid: typeof e.pid === 'number' && Number.isSafeInteger(e.pid) ? e.pid : null,
+      cwd: typeof e.cwd === 'string' && e.cwd !== '' ? e.cwd : null,
+      bytes: typeof e.bytes === 'number' ? e.bytes : null,
+      truncated: e.truncated === true,
+    },
+  };
+}
+
+/**
+ * Maps one spool file to its row. `name` is the file name (`<id>.event`), `bytes` its content.
+ */
+export function parseSpoolFile(name: string, bytes: Uint8Array, rules: RedactionRules): SpoolOutcome {
+  if (!name.endsWith(SPOOL_SUFFIX)) return { ok: false, reason: `file name does not end in ${SPOOL_SUFFIX}` };
+  const id = name.slice(0, -SPOOL_SUFFIX.length);
+  const idMatch = ID_PATTERN.exec(id);
+  if (!idMatch) return { ok: false, reason: 'file name is not <received_us:16 digits>-<pid>-<4-8 hex>.event' };
+  const idMicros = Number(idMatch[1]);
+  if (!plausibleMicros(idMicros)) return { ok: false, reason: 'received_us in the file name is not a plausible time' };
+
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const newline = buffer.indexOf(0x0a);
+  if (newline < 0) return { ok: false, reason: 'no newline after the envelope (line 1); the payload is missing' };
+  const envelope = parseEnvelope(buffer.toString('utf8', 0, newline), idMicros);
+  if (!envelope.ok) return envelope;
+  const env = envelope.value;
+
+  const text = buffer.toString('utf8', newline + 1);
+  let value: unknown;
+  let parsed = true;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    parsed = false;
+  }
+  if (!parsed && !env.truncated) {
+    return { ok: false, reason: text.trim() === '' ? 'payload is empty and not marked truncated' : 'payload is not JSON and not marked truncated' };
+  }
+
+  let payload: string;
+  let shapeSource: unknown;
+  if (parsed) {
+    shapeSource = redactJsonInPlace(value, rules);
+    payload = safeStringify(shapeSource);
+  } else {
+    const redacted = redactText(text, rules);
+    shapeSource = salvageTopLevel(redacted);
+    payload = JSON.stringify(redacted);
+  }
+  const shape = recognise(shapeSource, redactText(env.event, rules));
+  const envelopeCwd = env.cwd === null ? null : redactText(env.cwd, rules);
+  return {
+    ok: true,
+    row: {
+      id,
+      session_id: shape.sessionId,
+      agent_id: shape.agentId,
+      ts: isoFromMicros(env.received_us),
+      runtime: shape.runtime,
+      type: shape.type,
+      hook_event: shape.hookEvent,
+      tool_name: shape.toolName,
+      tool_use_id: shape.toolUseId,
+      duration_ms: shape.durationMs,
+      cwd: shape.cwd ?? envelopeCwd,
+      payload,
+      truncated: env.truncated ? 1 : 0,
+    },
+  };
+}

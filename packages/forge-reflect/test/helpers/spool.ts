@@ -1,0 +1,107 @@
+/**
+ * Test helpers: throwaway state folders and spool files written exactly as
+ * docs/spool-format.md says the hooks write them (envelope line, `\n`, payload bytes).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const KIT_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const CLI = join(PACKAGE_ROOT, 'bin', 'forge-reflect.js');
+export const DIST = join(PACKAGE_ROOT, 'dist');
+/** The reference payloads: `../shared/reference/…` (the source), else the repo's committed copy. */
+export const REFERENCE_DIR = [join(KIT_ROOT, '..', 'shared', 'reference', 'claude-code-payloads'), join(KIT_ROOT, 'tests', 'fixtures', 'payloads')].find((dir) =>
+  existsSync(dir),
+) as string;
+export const OTHER_RUNTIMES_DIR = join(REFERENCE_DIR, 'other-runtimes');
+
+/** Every reference payload file: Claude Code's and other runtimes'. */
+export function referencePayloadFiles(): string[] {
+  const list = (dir: string) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => join(dir, f));
+  return [...list(REFERENCE_DIR), ...list(OTHER_RUNTIMES_DIR)];
+}
+
+export function referenceName(file: string): string {
+  return file.startsWith(OTHER_RUNTIMES_DIR) ? `other-runtimes/${basename(file)}` : basename(file);
+}
+
+const made: string[] = [];
+
+/** A fresh folder (removed by cleanupTempDirs). */
+export function tempDir(prefix = 'forge-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanupTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+let sequence = 0;
+const BASE_US = 1_763_806_500_000_000;
+
+export function spoolId(receivedUs: number, pid = 4242, rand?: string): string {
+  const r = rand ?? (sequence++ & 0xffffffff).toString(16).padStart(8, '0');
+  return `${String(receivedUs).padStart(16, '0')}-${pid}-${r}`;
+}
+
+export interface SpoolFileSpec {
+  payload: string | Buffer;
+  event?: string;
+  source?: string;
+  receivedUs?: number;
+  pid?: number;
+  truncated?: boolean;
+  cwd?: string;
+  /** Replaces the whole envelope line (for broken envelopes). */
+  envelopeLine?: string;
+  /** Overrides the file name (`<id>.event` by default). */
+  name?: string;
+}
+
+let clock = BASE_US;
+
+/** Writes one spool file the way the hook does (temp file, then rename). Returns its name. */
+export function writeSpoolFile(stateDir: string, spec: SpoolFileSpec): string {
+  const dir = join(stateDir, 'spool');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const receivedUs = spec.receivedUs ?? (clock += 13);
+  const pid = spec.pid ?? 4242;
+  const name = spec.name ?? `${spoolId(receivedUs, pid)}.event`;
+  const payload = typeof spec.payload === 'string' ? Buffer.from(spec.payload) : spec.payload;
+  const envelope =
+    spec.envelopeLine ??
+    JSON.stringify({
+      v: 1,
+      source: spec.source ?? 'event-hook',
+      event: spec.event ?? '',
+      received_us: receivedUs,
+      pid,
+      cwd: spec.cwd ?? '/home/dev/acme-app',
+      bytes: payload.length,
+      truncated: spec.truncated ?? false,
+    });
+  const tmp = join(dir, `.tmp-${name}`);
+  writeFileSync(tmp, Buffer.concat([Buffer.from(`${envelope}\n`), payload]), { mode: 0o600 });
+  renameSync(tmp, join(dir, name));
+  return name;
+}
+
+export function spoolEventFiles(stateDir: string): string[] {
+  try {
+    return readdirSync(join(stateDir, 'spool')).filter((n) => n.endsWith('.event') && !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+export function readJson(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
