@@ -222,8 +222,19 @@ repo_json=$FORGE_JSON
 dir=${REFLECTION_DIR:-$FORGE_STATE/reflections}
 forge_ensure_dir "$dir" || exit 0
 
+# The attempt: REFLECTION_ATTEMPT when set; in orchestrated mode the count `forge-reflect bounce`
+# keeps for the task (bounces + 1); else 1 + the earlier sidecars of this session and task.
+attempt_file=''
+if [[ $REFLECTION_MODE == orchestrated ]]; then
+  forge_task_key "$task_ref"
+  attempt_file=$FORGE_STATE/attempts/$FORGE_TASK_KEY.attempt
+fi
+recorded_attempt=''
+[[ -n $attempt_file && -f $attempt_file && ! -L $attempt_file ]] && IFS= read -r recorded_attempt <"$attempt_file"
 if [[ ${REFLECTION_ATTEMPT:-} =~ ^[1-9][0-9]{0,8}$ ]]; then
   FORGE_ATTEMPT=$REFLECTION_ATTEMPT
+elif [[ $recorded_attempt =~ ^[1-9][0-9]{0,8}$ ]]; then
+  FORGE_ATTEMPT=$recorded_attempt
 else
   forge_count_attempts "$dir" "$safe_session" "$task_json"
 fi

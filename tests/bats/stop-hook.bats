@@ -351,3 +351,17 @@ JSON
   [ "$(jget "$file" provenance.degraded)" = false ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
+
+@test "orchestrated mode takes the attempt from the bounce count file of the task; solo ignores it" {
+  mkdir -p "$REPO/.forge/attempts"
+  printf '3\n' >"$REPO/.forge/attempts/acme_2f_c3_a9x_2342.attempt"
+  REFLECTION_MODE=orchestrated REFLECTION_TASK_REF='acme/éx#42' stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 3 ]
+  REFLECTION_MODE=solo REFLECTION_TASK_REF='acme/éx#42' stop
+  [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 2 ]
+  printf 'garbage\n' >"$REPO/.forge/attempts/acme_2f_c3_a9x_2342.attempt"
+  REFLECTION_MODE=orchestrated REFLECTION_TASK_REF='acme/éx#42' stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 3 ]
+}
