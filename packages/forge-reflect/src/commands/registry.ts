@@ -186,4 +186,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: async () => (await import('./demo.js')).run,
   },
+  {
+    command: 'doctor',
+    describe: 'Check the installation: node, hooks, registrations, mode, state folder, spool, event log',
+    builder: (y) =>
+      y
+        .option('repo', { type: 'string', describe: 'the repository to check (default: the git top level of the cwd)' })
+        .option('repair', { type: 'boolean', default: false, describe: 'move a corrupt event log aside and start a fresh one (sidecars and spool untouched)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the checks as JSON' }),
+    examples: [
+      ['$0 doctor', 'check the kit in this repository'],
+      ['$0 doctor --repair', 'also replace a corrupt event log'],
+    ],
+    load: async () => (await import('./doctor.js')).run,
+  },
 ];

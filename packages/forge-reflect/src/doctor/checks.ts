@@ -1,0 +1,216 @@
+/**
+ * The checks of `forge-reflect doctor`, one function each, in the order they print. Each returns
+ * a verdict with what it saw and, when something is wrong, the fix. `fail` means the kit cannot do
+ * its job (exit 1); `warn` means it works but something needs a look.
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { VENDORED_DIR } from '../install/settings-merge.js';
+import { SETTINGS_LOCAL, SETTINGS_SHARED, loadRegistration } from '../install/kit.js';
+import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorContext {
+  /** The repository the kit is installed in, or null outside one. */
+  repo: string | null;
+  stateDir: string;
+  sidecarDir: string;
+  env: NodeJS.ProcessEnv;
+  now: number;
+}
+
+const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
+const warn = (name: string, detail: string, fix: string): Check => ({ name, status: 'warn', detail, fix });
+const fail = (name: string, detail: string, fix: string): Check => ({ name, status: 'fail', detail, fix });
+
+export function checkNode(version = process.versions.node): Check {
+  const major = Number(version.split('.')[0]);
+  return major >= 20 ? ok('node', `v${version}`) : fail('node', `v${version}`, 'install Node.js 20 or newer');
+}
+
+export function checkTools(): Check {
+  const bash = spawnSync('bash', ['-c', 'echo ${BASH_VERSINFO[0]}'], { encoding: 'utf8' });
+  const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
+  if (bash.status !== 0) return fail('bash and git', 'bash not found', 'install bash 4 or newer');
+  if (Number(bash.stdout.trim()) < 4) return fail('bash and git', `bash ${bash.stdout.trim()}`, 'install bash 4 or newer (macOS: brew install bash)');
+  if (git.status !== 0) return fail('bash and git', 'git not found', 'install git');
+  return ok('bash and git', `bash ${bash.stdout.trim()}, ${git.stdout.trim()}`);
+}
+
+const HOOK_FILES = ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/risk-table.sh', 'lib/reflect-helper.mjs'];
+const EXECUTABLE = new Set(['reflect-stop-hook.sh', 'reflect-event-hook.sh']);
+
+export function checkHooks(ctx: DoctorContext): Check {
+  const name = 'hooks vendored';
+  if (ctx.repo === null) return fail(name, 'not inside a git repository', 'run doctor inside the repository, or pass --repo DIR');
+  const dir = join(ctx.repo, VENDORED_DIR);
+  const problems: string[] = [];
+  for (const rel of HOOK_FILES) {
+    const path = join(dir, rel);
+    try {
+      const stats = statSync(path);
+      if (!stats.isFile()) problems.push(`${rel} is not a file`);
+      else if (EXECUTABLE.has(rel) && (stats.mode & 0o111) === 0) problems.push(`${rel} is not executable`);
+    } catch {
+      problems.push(`${rel} is missing`);
+    }
+  }
+  if (problems.length > 0) return fail(name, `${VENDORED_DIR}: ${problems.join('; ')}`, `forge-reflect install --repo ${ctx.repo}`);
+  const helper = spawnSync(process.execPath, [join(dir, 'lib/reflect-helper.mjs')], { encoding: 'utf8', env: {}, timeout: 10_000 });
+  if (helper.status !== 2) return fail(name, `the node helper does not load (exit ${helper.status})`, `forge-reflect install --repo ${ctx.repo}`);
+  return ok(name, `${VENDORED_DIR}: ${HOOK_FILES.length} files, scripts executable, node helper loads`);
+}
+
+/** Every hook command of a settings file that points into the vendored folder. */
+function ourCommands(settings: unknown): Array<{ event: string; command: string }> {
+  const out: Array<{ event: string; command: string }> = [];
+  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return out;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const handlers = (group as { hooks?: unknown })?.hooks;
+      if (!Array.isArray(handlers)) continue;
+      for (const h of handlers) {
+        const command = (h as { command?: unknown })?.command;
+        if (typeof command === 'string' && command.includes(VENDORED_DIR)) out.push({ event, command });
+      }
+    }
+  }
+  return out;
+}
+
+export function checkRegistrations(ctx: DoctorContext): Check {
+  const name = 'hook registrations';
+  if (ctx.repo === null) return fail(name, 'not inside a git repository', 'run doctor inside the repository, or pass --repo DIR');
+  const wanted = loadRegistration().events.map((e) => e.event);
+  const found: Array<{ event: string; command: string; file: string }> = [];
+  const unreadable: string[] = [];
+  for (const rel of [SETTINGS_SHARED, SETTINGS_LOCAL]) {
+    let text: string;
+    try {
+      text = readFileSync(join(ctx.repo, rel), 'utf8');
+    } catch {
+      continue;
+    }
+    try {
+      for (const c of ourCommands(JSON.parse(text))) found.push({ ...c, file: rel });
+    } catch {
+      unreadable.push(rel);
+    }
+  }
+  if (unreadable.length > 0) return fail(name, `${unreadable.join(', ')} is not valid JSON: Claude Code runs none of its hooks`, `fix the JSON in ${unreadable[0]}`);
+  const missing = wanted.filter((e) => !found.some((f) => f.event === e));
+  if (found.length === 0) return fail(name, `none in ${SETTINGS_SHARED} or ${SETTINGS_LOCAL}`, `forge-reflect install --repo ${ctx.repo}`);
+  const dangling = found.filter((f) => {
+    const script = /\/\.claude\/hooks\/forge-reflect\/([\w.-]+\.sh)/.exec(f.command.replace(/"/g, ''))?.[1];
+    if (script === undefined) return true;
+    try {
+      accessSync(join(ctx.repo as string, VENDORED_DIR, script), constants.X_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (dangling.length > 0) {
+    return fail(name, `${dangling.length} registration(s) point at a missing or non-executable script (${dangling[0]?.event} in ${dangling[0]?.file})`, `forge-reflect install --repo ${ctx.repo}`);
+  }
+  if (missing.length > 0) return warn(name, `not registered for ${missing.join(', ')}`, `forge-reflect install --repo ${ctx.repo} adds them`);
+  return ok(name, `${wanted.length} events registered in ${[...new Set(found.map((f) => f.file))].join(' and ')}`);
+}
+
+export function checkMode(ctx: DoctorContext): Check {
+  const mode = ctx.env.REFLECTION_MODE;
+  if (mode === 'solo' || mode === 'orchestrated') return ok('REFLECTION_MODE', mode);
+  const seen = mode === undefined ? 'unset' : JSON.stringify(mode);
+  return warn('REFLECTION_MODE', `${seen}: the hooks do nothing`, 'export REFLECTION_MODE=solo where you start the agent');
+}
+
+export function checkStateDir(ctx: DoctorContext): Check {
+  const name = 'state folder';
+  let stats;
+  try {
+    stats = lstatSync(ctx.stateDir);
+  } catch {
+    return warn(name, `${ctx.stateDir} does not exist yet`, 'it is created by the first hook run or forge-reflect command');
+  }
+  if (stats.isSymbolicLink()) return fail(name, `${ctx.stateDir} is a symbolic link; the hooks refuse to write through it`, 'replace the link with a real folder, or set FORGE_DIR to one');
+  if (!stats.isDirectory()) return fail(name, `${ctx.stateDir} is not a folder`, 'move it aside, or set FORGE_DIR to a folder');
+  try {
+    accessSync(ctx.stateDir, constants.W_OK);
+  } catch {
+    return fail(name, `${ctx.stateDir} is not writable`, `chmod u+w ${ctx.stateDir}, or set FORGE_DIR to a writable folder`);
+  }
+  const open = (stats.mode & 0o077) !== 0;
+  return open
+    ? warn(name, `${ctx.stateDir} is readable by others (mode ${(stats.mode & 0o777).toString(8)})`, `chmod 700 ${ctx.stateDir}`)
+    : ok(name, `${ctx.stateDir} (writable, 0700)`);
+}
+
+function countFiles(dir: string, suffix: string): number {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith(suffix) && !n.startsWith('.')).length;
+  } catch {
+    return 0;
+  }
+}
+
+export function checkSpool(ctx: DoctorContext): Check {
+  const backlog = countFiles(spoolDirOf(ctx.stateDir), '.event');
+  const rejected = countFiles(rejectedDirOf(ctx.stateDir), '.event');
+  const detail = `${backlog} event(s) waiting, ${rejected} rejected`;
+  if (rejected > 0) return warn('spool', detail, `read the .reason files in ${rejectedDirOf(ctx.stateDir)}`);
+  if (backlog > 10_000) return warn('spool', detail, 'forge-reflect ingest');
+  return ok('spool', detail);
+}
+
+export function checkLastSidecar(ctx: DoctorContext): Check {
+  let newest = 0;
+  try {
+    for (const n of readdirSync(ctx.sidecarDir)) {
+      if (!n.endsWith('.reflection.json')) continue;
+      newest = Math.max(newest, statSync(join(ctx.sidecarDir, n)).mtimeMs);
+    }
+  } catch {
+    // no folder yet: reported below
+  }
+  if (newest === 0) return warn('last sidecar', `none in ${ctx.sidecarDir}`, 'with REFLECTION_MODE=solo, finish an agent turn (or run forge-reflect demo)');
+  const minutes = Math.max(0, Math.round((ctx.now - newest) / 60_000));
+  const age = minutes < 120 ? `${minutes} min` : minutes < 2880 ? `${Math.round(minutes / 60)} h` : `${Math.round(minutes / 1440)} days`;
+  return ok('last sidecar', `${age} ago`);
+}
+
+/** SQLite's quick_check of the event log, read-only. */
+export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
+  const name = 'event log';
+  const path = eventsDbPathOf(ctx.stateDir);
+  try {
+    statSync(path);
+  } catch {
+    return ok(name, `${path} not created yet`);
+  }
+  try {
+    const { createRequire } = await import('node:module');
+    const Driver = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+    const db = new Driver(path, { readonly: true, fileMustExist: true, timeout: 5_000 });
+    try {
+      const result = db.pragma('quick_check', { simple: true });
+      const count = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+      if (result !== 'ok') return fail(name, `quick_check: ${String(result)}`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
+      return ok(name, `${path}: quick_check ok, ${count} events`);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return fail(name, `${path} is not a usable database (${(error as Error).message})`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
+  }
+}
