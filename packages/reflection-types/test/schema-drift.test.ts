@@ -72,8 +72,14 @@ const SIDECAR = {
 describe('committed JSON Schemas vs the zod source', () => {
   const generated = generateJsonSchemas();
 
-  it('generates reflection.v1 and reflection-input.v1', () => {
-    expect(generated.map((g) => g.file)).toEqual(['reflection.v1.schema.json', 'reflection-input.v1.schema.json']);
+  it('generates reflection.v1, reflection-input.v1 and the bounce-loop inputs', () => {
+    expect(generated.map((g) => g.file)).toEqual([
+      'reflection.v1.schema.json',
+      'reflection-input.v1.schema.json',
+      'review-result.v1.schema.json',
+      'test-result.v1.schema.json',
+      'feedback.v1.schema.json',
+    ]);
   });
 
   for (const g of generateJsonSchemas()) {

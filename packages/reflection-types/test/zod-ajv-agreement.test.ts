@@ -18,6 +18,7 @@ import {
   type ReflectionV1Dto,
   type SelfReportInputDto,
 } from '@forge-reflect/reflection-types';
+import { mulberry32, pick } from '../../../tests/support/random.js';
 
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -28,24 +29,6 @@ function committedValidator(file: string): ValidateFunction {
   const ajv = new Ajv({ strict: true, allErrors: true });
   addFormats(ajv);
   return ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', file), 'utf8')) as object);
-}
-
-/** A tiny seeded PRNG so every random case here is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(items: readonly T[], rand: () => number): T {
-  const item = items[Math.floor(rand() * items.length)];
-  if (item === undefined) throw new Error('pick from an empty list');
-  return item;
 }
 
 interface Case {

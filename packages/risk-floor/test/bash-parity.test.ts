@@ -16,27 +16,10 @@ import {
   evaluateRiskFloor,
   parseThresholdText,
 } from '@forge-reflect/risk-floor';
+import { mulberry32, pick } from '../../../tests/support/random.js';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RISK_TABLE_SH = join(REPO_ROOT, 'hooks', 'lib', 'risk-table.sh');
-
-/** A tiny seeded PRNG so every random case here is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(items: readonly T[], rand: () => number): T {
-  const item = items[Math.floor(rand() * items.length)];
-  if (item === undefined) throw new Error('pick from an empty list');
-  return item;
-}
 
 function randomCase(text: string, rand: () => number): string {
   return [...text].map((c) => (rand() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');

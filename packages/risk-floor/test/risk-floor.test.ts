@@ -11,18 +11,7 @@ import {
   parseThresholdText,
 } from '@forge-reflect/risk-floor';
 import { REVIEW_SURFACES } from '@forge-reflect/reflection-types';
-
-/** A tiny seeded PRNG so every random case here is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../tests/support/random.js';
 
 function shuffled<T>(items: readonly T[], rand: () => number): T[] {
   const out = [...items];
