@@ -156,4 +156,11 @@ envelope() {
   for file in $(spool_files); do
     [ "$(tail -n +2 "$file" | wc -c)" -eq "$size" ]
   done
+  cd "$REPO" || return 1
+  forge_reflect ingest >/dev/null
+  [ "$(spool_files | wc -l)" -eq 0 ]
+  forge_reflect ingest >/dev/null
+  rows=$(node -e 'const D=require(process.argv[1]); const db=new D(process.argv[2],{readonly:true}); const r=db.prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT id) AS d FROM events").get(); console.log(r.n+" "+r.d)' \
+    "$KIT_ROOT/node_modules/better-sqlite3" "$REPO/.forge/events.db")
+  [ "$rows" = "1600 1600" ]
 }

@@ -365,3 +365,23 @@ JSON
   assert_promise
   [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 3 ]
 }
+
+@test "the Stop hook starts a drain when the CLI is reachable, without waiting for it or lending it stdout" {
+  slow="$BATS_TEST_TMPDIR/slow-cli"
+  printf '#!/bin/sh\nsleep 5\necho "drain output must not reach the hook"\n' >"$slow" && chmod +x "$slow"
+  start=$SECONDS
+  FORGE_REFLECT_CLI=$slow stop
+  assert_promise
+  [ $((SECONDS - start)) -lt 4 ]
+  FORGE_REFLECT_CLI="$KIT_ROOT/packages/forge-reflect/bin/forge-reflect.js" stop
+  assert_promise
+  for _ in $(seq 100); do
+    [ -f "$REPO/.forge/events.db" ] && [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event')" ] && break
+    sleep 0.1
+  done
+  [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event')" ]
+  cd "$REPO" || return 1
+  run forge_reflect events --json --type reflection.written
+  [ "$status" -eq 0 ]
+  [ "$(printf '%s' "$output" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')" -eq 2 ]
+}
