@@ -130,3 +130,15 @@ JSON
   [[ "$stderr" == *"auth|data|infra|ui|build|test|docs|none"* ]]
   [ ! -e "$REPO/.forge/reflection-input.json" ]
 }
+
+@test "install offers the self-report instructions when they were not asked for" {
+  repo="$BATS_TEST_TMPDIR/offer"
+  make_repo "$repo"
+  run forge_reflect install --repo "$repo"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"forge-reflect install --with-instructions adds the /reflect command"* ]]
+  [ ! -e "$repo/.claude/commands/reflect.md" ]
+  run forge_reflect install --repo "$repo" --with-instructions
+  [[ "$output" != *"install --with-instructions adds"* ]]
+  [ -f "$repo/.claude/commands/reflect.md" ]
+}

@@ -199,7 +199,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     changed: changes > 0 && !dryRun,
     steps,
     notes,
-    next_steps: [...NEXT_STEPS, `to undo: forge-reflect uninstall${args.local ? ' --local' : ''} (keeps .forge/)`],
+    next_steps: [
+      ...NEXT_STEPS,
+      ...(withInstructions
+        ? []
+        : ['so the agent leaves its self-report (confidence, likely flaw): forge-reflect install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet']),
+      `to undo: forge-reflect uninstall${args.local ? ' --local' : ''} (keeps .forge/)`,
+    ],
     ...(withInstructions ? { claude_md_snippet: claudeMdSnippet() } : {}),
   };
   printReport(report, Boolean(args.json), summary);
