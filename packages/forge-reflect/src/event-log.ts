@@ -92,6 +92,61 @@ export const MIGRATIONS: readonly string[] = [
      recorded_at TEXT NOT NULL
    );
    CREATE INDEX outcomes_by_task ON outcomes (task_ref, at);`,
+  // 4: the bounce loop, learned patterns and metrics snapshots (src/loops/). Times are ISO UTC with microseconds.
+  `CREATE TABLE checks (
+     id             INTEGER PRIMARY KEY AUTOINCREMENT,
+     task_ref       TEXT NOT NULL,
+     phase          TEXT NOT NULL CHECK (phase IN ('review', 'testing', 'feedback')),
+     at             TEXT NOT NULL,
+     decision       TEXT NOT NULL CHECK (decision IN ('approve', 'bounce', 'escalate')),
+     rule           TEXT NOT NULL,
+     total_items    INTEGER NOT NULL,
+     actionable     INTEGER NOT NULL,
+     passed_tests   TEXT,
+     failed_tests   TEXT
+   );
+   CREATE INDEX checks_by_task ON checks (task_ref, phase, id);
+   CREATE INDEX checks_by_at   ON checks (at);
+   CREATE TABLE bounces (
+     id         INTEGER PRIMARY KEY AUTOINCREMENT,
+     task_ref   TEXT NOT NULL,
+     phase      TEXT NOT NULL CHECK (phase IN ('review', 'testing', 'feedback')),
+     number     INTEGER NOT NULL CHECK (number >= 1),
+     total_items INTEGER NOT NULL,
+     actionable INTEGER NOT NULL,
+     resolved   INTEGER CHECK (resolved IN (0, 1)),
+     at         TEXT NOT NULL,
+     UNIQUE (task_ref, phase, number)
+   );
+   CREATE INDEX bounces_by_at ON bounces (at);
+   CREATE TABLE learnings (
+     id            INTEGER PRIMARY KEY AUTOINCREMENT,
+     type          TEXT NOT NULL CHECK (type IN ('episodic', 'semantic', 'procedural')),
+     content       TEXT NOT NULL,
+     context       TEXT NOT NULL,
+     tags          TEXT NOT NULL,
+     source        TEXT NOT NULL,
+     confidence    REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+     status        TEXT NOT NULL CHECK (status IN ('active', 'archived')),
+     created_at    TEXT NOT NULL,
+     accessed_at   TEXT NOT NULL,
+     decay_weeks   INTEGER NOT NULL DEFAULT 0,
+     archived_at   TEXT,
+     archive_reason TEXT
+   );
+   CREATE TABLE learning_actions (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     learning_id INTEGER NOT NULL,
+     action      TEXT NOT NULL,
+     at          TEXT NOT NULL
+   );
+   CREATE INDEX learning_actions_by_at ON learning_actions (at);
+   CREATE TABLE metrics_snapshots (
+     id      INTEGER PRIMARY KEY AUTOINCREMENT,
+     at      TEXT NOT NULL,
+     days    INTEGER NOT NULL,
+     metrics TEXT NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,2 +1,3 @@
 export * from './reflection.js';
 export type * from './reflection.dto.js';
+export * from './feedback.js';

@@ -4,6 +4,7 @@
  */
 import type { ZodTypeAny } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
+import { feedbackV1Schema, reviewResultV1Schema, testResultV1Schema } from './feedback.js';
 import { reflectionV1Schema, selfReportInputSchema } from './reflection.js';
 
 export interface GeneratedSchema {
@@ -35,6 +36,24 @@ export function generateJsonSchemas(): GeneratedSchema[] {
       'reflection-input.v1',
       'The self-report an agent leaves for the Stop hook. Generated from packages/reflection-types; do not edit.',
       selfReportInputSchema,
+    ),
+    generate(
+      'review-result.v1',
+      'review-result.v1',
+      'A reviewer result read by `forge-reflect bounce --review`: findings and a decision. Generated from packages/reflection-types; do not edit.',
+      reviewResultV1Schema,
+    ),
+    generate(
+      'test-result.v1',
+      'test-result.v1',
+      'A test run read by `forge-reflect bounce --tests`: counts, analysed failures, passed test names. Generated from packages/reflection-types; do not edit.',
+      testResultV1Schema,
+    ),
+    generate(
+      'feedback.v1',
+      'feedback.v1',
+      'A feedback report read by `forge-reflect bounce --feedback`: verdict, issues, steering. Generated from packages/reflection-types; do not edit.',
+      feedbackV1Schema,
     ),
   ];
 }

@@ -3,6 +3,10 @@ import { UserError, usageError } from '../errors.js';
 import { isBusyError, openEventLog, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
 import { formatTable, painter, useColour } from '../output.js';
 import { EVENT_TYPES, type EventType } from '../runtime-shapes.js';
+import { LOOP_EVENT_TYPES } from '../loops/loop-events.js';
+
+/** Every type a log row can have: the hooks' and the feedback loops'. */
+const LOG_TYPES: readonly string[] = [...EVENT_TYPES, ...LOOP_EVENT_TYPES];
 import { safeStringify } from '../safe-json.js';
 import { parseSince, SINCE_EXAMPLE } from '../since.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -25,7 +29,7 @@ export function filterFromArgs(args: Record<string, unknown>, now: number): Even
   if (session !== undefined) filter.session = session;
   const type = text('type');
   if (type !== undefined) {
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw usageError(`--type ${JSON.stringify(type)} is not an event type; use one of ${EVENT_TYPES.join(', ')}`);
+    if (!LOG_TYPES.includes(type)) throw usageError(`--type ${JSON.stringify(type)} is not an event type; use one of ${LOG_TYPES.join(', ')}`);
     filter.type = type as EventType;
   }
   const tool = text('tool');

@@ -21,7 +21,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     builder: (y) =>
       y.option('name', {
         type: 'string',
-        choices: ['reflection.v1', 'reflection-input.v1'],
+        choices: ['reflection.v1', 'reflection-input.v1', 'review-result.v1', 'test-result.v1', 'feedback.v1'],
         default: 'reflection.v1',
         describe: 'which schema to print',
       }),
@@ -199,5 +199,120 @@ export const COMMANDS: readonly CommandSpec[] = [
       ['$0 doctor --repair', 'also replace a corrupt event log'],
     ],
     load: async () => (await import('./doctor.js')).run,
+  },
+  {
+    command: 'bounce',
+    describe: 'Record a review, test or feedback check for a task and decide: approve, bounce (fix-mode brief) or escalate',
+    builder: (y) =>
+      y
+        .option('task', { type: 'string', demandOption: true, describe: 'the task reference, e.g. acme#42' })
+        .option('review', { type: 'string', describe: 'a review-result.v1 JSON file' })
+        .option('tests', { type: 'string', describe: 'a test-result.v1 JSON file' })
+        .option('feedback', { type: 'string', describe: 'a feedback.v1 JSON file' })
+        .option('policy', { type: 'string', describe: 'a policy JSON file: {"max_bounces": {"review": 3, "testing": 2, "feedback": 3}}' })
+        .option('now', { type: 'string', describe: 'the time to record (ISO-8601; default $FORGE_NOW, else the clock)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the decision, items and brief as JSON' }),
+    examples: [
+      ['$0 bounce --task acme#42 --review review.json', 'decide on a review; prints the fix-mode brief on a bounce'],
+      ['$0 bounce --task acme#42 --tests results.json --policy loop-policy.json --json', 'a test run, with a custom bounce limit'],
+    ],
+    load: async () => (await import('./bounce.js')).run,
+  },
+  {
+    command: 'outcome',
+    describe: 'Record what turned out true for a task (correct or wrong, and who says so)',
+    builder: (y) =>
+      y
+        .option('task', { type: 'string', demandOption: true, describe: 'the task reference, e.g. acme#42' })
+        .option('correct', { type: 'boolean', describe: 'the work was right' })
+        .option('wrong', { type: 'boolean', describe: 'the work was wrong' })
+        .option('source', { type: 'string', choices: ['ci', 'human', 'revert', 'production'], default: 'human', describe: 'who says so' })
+        .option('at', { type: 'string', describe: 'when it became known (ISO-8601 or an age like 2h; default now)' })
+        .option('note', { type: 'string', describe: 'a short note' })
+        .option('now', { type: 'string', describe: 'the current time (ISO-8601; default $FORGE_NOW, else the clock)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the recorded outcome as JSON' }),
+    examples: [
+      ['$0 outcome --task acme#42 --wrong --source revert --note "reverted in #57"', 'the change was reverted'],
+      ['$0 outcome --task acme#42 --correct --source ci --json', 'CI passed on main'],
+    ],
+    load: async () => (await import('./outcome.js')).run,
+  },
+  {
+    command: 'learn <action> [target]',
+    describe: 'Learned patterns: add, list, search, dismiss, confirm, applied, rewritten, decay, prune',
+    builder: (y) =>
+      y
+        .positional('action', { type: 'string', choices: ['add', 'list', 'search', 'dismiss', 'confirm', 'applied', 'rewritten', 'decay', 'prune'], describe: 'what to do' })
+        .positional('target', { type: 'string', describe: 'a learning id (dismiss, confirm, applied, rewritten) or search text' })
+        .option('type', { type: 'string', choices: ['episodic', 'semantic', 'procedural'], describe: 'add: the kind of learning (default semantic)' })
+        .option('content', { type: 'string', describe: 'add: the insight' })
+        .option('context', { type: 'string', describe: 'add: when it is relevant' })
+        .option('tags', { type: 'string', array: true, describe: 'add: tags (comma-separated or repeated)' })
+        .option('source', { type: 'string', choices: ['machine', 'human', 'production'], describe: 'add: where it came from; starts at 0.5, 0.7 or 0.9' })
+        .option('tag', { type: 'string', describe: 'list/search: only learnings with this tag' })
+        .option('all', { type: 'boolean', default: false, describe: 'list/search: include archived learnings' })
+        .option('reason', { type: 'string', describe: 'dismiss: why' })
+        .option('human', { type: 'string', describe: "rewritten: the human's version" })
+        .option('now', { type: 'string', describe: 'the current time (ISO-8601; default $FORGE_NOW, else the clock)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' }),
+    examples: [
+      ['$0 learn add --type procedural --content "add clearAllMocks() in beforeEach" --context "mock tests fail" --tags testing,mocks', 'keep a pattern (0.5)'],
+      ['$0 learn search "null check" --tag auth', 'find patterns by text and tag'],
+      ['$0 learn dismiss 3 --reason "not our convention"', 'lower #3 by 0.2 and keep the dismissal'],
+      ['$0 learn decay && $0 learn prune', 'weekly upkeep: decay unused patterns, archive weak ones'],
+    ],
+    load: async () => (await import('./learn.js')).run,
+  },
+  {
+    command: 'metrics [action]',
+    describe: 'Feedback-loop metrics for the last 7, 30 or 90 days; `metrics snapshot` stores them, --trend compares',
+    builder: (y) =>
+      y
+        .positional('action', { type: 'string', choices: ['snapshot'], describe: 'snapshot: store the current metrics' })
+        .option('days', { type: 'number', choices: [7, 30, 90], default: 7, describe: 'the window' })
+        .option('trend', { type: 'boolean', default: false, describe: 'show the last snapshots side by side' })
+        .option('now', { type: 'string', describe: 'the end of the window (ISO-8601; default $FORGE_NOW, else the clock)' })
+        .option('json', { type: 'boolean', default: false, describe: 'print the metrics as JSON (null where there is no data)' }),
+    examples: [
+      ['$0 metrics --days 30', 'the last 30 days; formulas in docs/metrics.md'],
+      ['$0 metrics snapshot && $0 metrics --trend', 'store today and compare with earlier snapshots'],
+    ],
+    load: async () => (await import('./metrics.js')).run,
+  },
+  {
+    command: 'analyze <kind>',
+    describe: 'Phase-0 analyses: calibration (P1), git-history (P2), board-history (P3), with pre-registered kill conditions',
+    builder: (y) =>
+      y
+        .positional('kind', { type: 'string', choices: ['calibration', 'git-history', 'board-history'], describe: 'which analysis' })
+        .option('corpus', { type: 'string', describe: 'calibration: JSONL of {confidence, correct} (- for stdin)' })
+        .option('high', { type: 'string', describe: 'calibration: the self-rated-high subset is confidence >= this (default 0.7)' })
+        .option('chance', { type: 'string', describe: 'calibration: the AUC of chance (default 0.5)' })
+        .option('margin', { type: 'string', describe: 'calibration: the band around chance (default 0.05)' })
+        .option('min-per-class', { type: 'string', describe: 'calibration: fewer correct or wrong rows than this is inconclusive (default 10)' })
+        .option('bootstrap', { type: 'string', describe: 'calibration: bootstrap replicates (default 2000; 0 skips)' })
+        .option('seed', { type: 'string', describe: 'calibration: bootstrap seed (default 0)' })
+        .option('repo', { type: 'string', describe: 'git-history: the repository (default .)' })
+        .option('since', { type: 'string', describe: 'git-history: signals from this date (2025-01-01, 90d, "6 months ago")' })
+        .option('window', { type: 'string', describe: 'how long after a change a signal counts (default 14d for git-history, 30d for board-history)' })
+        .option('board', { type: 'string', array: true, describe: 'board-history: a task export (JSON/JSONL, GitHub Issues JSON); repeatable' })
+        .option('data-dir', { type: 'string', array: true, describe: 'board-history: a folder of task files kept in git; repeatable' })
+        .option('format', { type: 'string', default: 'json', describe: 'json or markdown' }),
+    examples: [
+      ['$0 analyze calibration --corpus corpus.jsonl --high 0.7 --bootstrap 2000 --seed 1', 'P1: does confidence rank outcomes?'],
+      ['$0 analyze git-history --repo . --since 2025-01-01 --window 14d --format markdown', 'P2: which gate would catch each failure'],
+      ['$0 analyze board-history --board issues.json --window 30d', 'P3: how often is an outcome detectable'],
+    ],
+    load: async () => (await import('./analyze.js')).run,
+  },
+  {
+    command: 'corpus',
+    describe: "Join sidecars' self-reported confidence with recorded outcomes into the P1 corpus (JSONL)",
+    builder: (y) =>
+      y
+        .option('dir', { type: 'string', array: true, describe: 'sidecar folder; repeatable (default as for report)' })
+        .option('out', { type: 'string', describe: 'write the JSONL here (default stdout)' }),
+    examples: [['$0 corpus --out corpus.jsonl && $0 analyze calibration --corpus corpus.jsonl', 'from agent sessions to a calibration verdict']],
+    load: async () => (await import('./corpus.js')).run,
   },
 ];

@@ -1,0 +1,119 @@
+/**
+ * One streaming `git log` pass: NUL/record-separated fields, `--name-status -M` for renames, and
+ * merges diffed against their first parent (what the merge brought in). stdout is parsed as it
+ * arrives, so a 100,000-commit history never has to sit in memory as text.
+ */
+import { spawn } from 'node:child_process';
+import { UserError } from '../errors.js';
+
+export interface FileChange {
+  status: string;
+  path: string;
+  /** The old path of a rename or copy. */
+  from?: string;
+}
+
+export interface Commit {
+  sha: string;
+  parents: string[];
+  /** Committer time, seconds since the epoch. */
+  time: number;
+  message: string;
+  files: FileChange[];
+}
+
+const RS = '\u001e';
+const US = '\u001f';
+export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%B${US}`;
+
+/** One record (the text between two record separators). Returns null when malformed. */
+export function parseRecord(record: string): Commit | null {
+  const parts = record.split(US);
+  if (parts.length < 5) return null;
+  const [sha, parents, time, message] = parts as [string, string, string, string];
+  const rest = parts.slice(4).join(US);
+  const tokens = rest.split('\0').map((t) => t.replace(/^\n+/, ''));
+  const files: FileChange[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const status = (tokens[i] as string).trim();
+    i++;
+    if (status === '') continue;
+    if (/^[RC]/.test(status)) {
+      const from = tokens[i];
+      const to = tokens[i + 1];
+      i += 2;
+      if (from !== undefined && to !== undefined) files.push({ status: status[0] as string, path: to, from });
+    } else {
+      const path = tokens[i];
+      i++;
+      if (path !== undefined) files.push({ status: status[0] as string, path });
+    }
+  }
+  return {
+    sha: sha.trim(),
+    parents: parents.trim() === '' ? [] : parents.trim().split(' '),
+    time: Number(time),
+    message: message.replace(/\n+$/, ''),
+    files,
+  };
+}
+
+/** Splits a stream of text into records as it arrives. */
+export class RecordSplitter {
+  private buffer = '';
+  constructor(private readonly onRecord: (record: string) => void) {}
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let start = this.buffer.indexOf(RS);
+    if (start < 0) return;
+    let next = this.buffer.indexOf(RS, start + 1);
+    while (next >= 0) {
+      this.onRecord(this.buffer.slice(start + 1, next));
+      start = next;
+      next = this.buffer.indexOf(RS, start + 1);
+    }
+    this.buffer = this.buffer.slice(start);
+  }
+  end(): void {
+    if (this.buffer.startsWith(RS) && this.buffer.length > 1) this.onRecord(this.buffer.slice(1));
+    this.buffer = '';
+  }
+}
+
+export interface ReadLogOptions {
+  repo: string;
+  /** ISO instant: only commits at or after it (committer date). */
+  since?: string;
+}
+
+/** Runs `git log` once and returns the commits, newest first as git lists them. */
+export function readGitLog(options: ReadLogOptions, onCommit?: (c: Commit) => void): Promise<Commit[]> {
+  const args = ['-C', options.repo, '-c', 'core.quotePath=false', 'log', '-z', `--format=${LOG_FORMAT}`, '--name-status', '-M', '--diff-merges=first-parent'];
+  if (options.since) args.push(`--since=${options.since}`);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const commits: Commit[] = [];
+    const splitter = new RecordSplitter((record) => {
+      const c = parseRecord(record);
+      if (c) {
+        commits.push(c);
+        onCommit?.(c);
+      }
+    });
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => splitter.push(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 4000) stderr += chunk;
+    });
+    child.on('error', (error) => reject(new UserError(`cannot run git (${error.message}); install git and put it on PATH`)));
+    child.on('close', (code) => {
+      splitter.end();
+      if (code === 0) resolvePromise(commits);
+      else if (/does not have any commits/.test(stderr)) resolvePromise([]);
+      else reject(new UserError(`git log failed in ${options.repo}: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}; pass --repo a git repository`));
+    });
+  });
+}
