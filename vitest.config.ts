@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // No background drain from the Stop hook while tests run (see tests/helpers/hooks.bash).
+    env: { FORGE_REFLECT_CLI: 'off' },
   },
 });

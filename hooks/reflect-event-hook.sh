@@ -13,6 +13,7 @@ trap '[[ -n ${FORGE_SPOOL_TMP:-} ]] && rm -f -- "$FORGE_SPOOL_TMP"; exit 0' TERM
 if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; fi
 ((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
 umask 077
+set -o noclobber
 
 # shellcheck source=lib/common.sh
 source "${BASH_SOURCE[0]%/*}/lib/common.sh" || exit 0
@@ -31,6 +32,7 @@ if [[ $event == SessionStart && -n $FORGE_ROOT ]]; then
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then
     base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
     if [[ $base =~ ^[0-9a-f]{40,64}$ ]]; then
+      rm -f -- "$sessions/.tmp-$$"
       printf '%s\n' "$base" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
     fi
   fi

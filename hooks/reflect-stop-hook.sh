@@ -11,7 +11,8 @@
 # Environment: REFLECTION_MODE (off|solo|orchestrated), FORGE_DIR (state dir, default
 # <repo>/.forge), REFLECTION_DIR (sidecars, default $FORGE_DIR/reflections), REFLECTION_INPUT
 # (self-report, default $FORGE_DIR/reflection-input.json), REFLECTION_TASK_REF, REFLECTION_AGENT,
-# REFLECTION_ATTEMPT, REFLECTION_RISK_THRESHOLD, FORGE_REFLECT_CLI (the CLI used to drain the spool).
+# REFLECTION_ATTEMPT, REFLECTION_RISK_THRESHOLD, FORGE_REFLECT_CLI (the CLI used to drain the spool;
+# default: forge-reflect on PATH; `off`: none).
 
 case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'forge_stop_cleanup 2>/dev/null; exit 0' EXIT
@@ -19,6 +20,7 @@ trap 'exit 0' TERM INT HUP PIPE
 if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; fi
 ((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
 umask 077
+set -o noclobber
 
 here=${BASH_SOURCE[0]%/*}
 # shellcheck source=lib/common.sh
@@ -30,6 +32,10 @@ source "$here/lib/risk-table.sh" || FORGE_RISK_TABLE_MISSING=1
 FORGE_GIT_BUDGET=${FORGE_GIT_BUDGET:-12}
 [[ $FORGE_GIT_BUDGET =~ ^[1-9][0-9]?$ ]] || FORGE_GIT_BUDGET=12
 FORGE_HELPER_SECONDS=5
+# The bash fallback lists and classifies at most this many changed files: pure bash needs ~0.2 ms a
+# file, so 100,000 untracked files would take ~20 s. The cut is named in risk.reason (degraded).
+FORGE_FALLBACK_MAX_FILES=${FORGE_FALLBACK_MAX_FILES:-5000}
+[[ $FORGE_FALLBACK_MAX_FILES =~ ^[1-9][0-9]{0,5}$ ]] || FORGE_FALLBACK_MAX_FILES=5000
 FORGE_LOCK_STALE_SECONDS=60
 
 work='' lock='' sidecar_tmp='' input_taken='' input=''
@@ -39,7 +45,7 @@ forge_stop_cleanup() {
   [[ -n ${FORGE_SPOOL_TMP:-} ]] && rm -f -- "$FORGE_SPOOL_TMP"
   # A self-report taken but never placed goes back where it was, unless a new one arrived meanwhile.
   if [[ -n $input_taken && -f $input_taken ]]; then
-    if [[ -e $input ]]; then rm -f -- "$input_taken"; else mv -f -- "$input_taken" "$input"; fi
+    if [[ -e $input || -L $input ]] || ! forge_no_links "$input"; then rm -f -- "$input_taken"; else mv -f -- "$input_taken" "$input"; fi
   fi
   [[ -n $work ]] && rm -rf -- "$work"
   [[ -n $lock ]] && rm -rf -- "$lock"
@@ -80,7 +86,7 @@ forge_count_attempts() {
 # forge_fallback_sidecar FILE: the sidecar in pure bash (risk from the generated twin of the risk
 # floor, no self-report: it cannot be checked without node). Always degraded.
 forge_fallback_sidecar() {
-  local out=$1 record path json_files='' first=1 threshold
+  local out=$1 record path json_files='' first=1 threshold more=''
   local -a files=()
   local -A seen=()
   if [[ $git_ok == 1 ]]; then
@@ -88,11 +94,13 @@ forge_fallback_sidecar() {
       path=${record#*$'\t'}
       path=${path#*$'\t'}
       [[ $record == *$'\t'*$'\t'* && -n $path && -z ${seen[$path]:-} ]] || continue
+      ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       seen[$path]=1
       files+=("$path")
     done <"$work/numstat"
-    while IFS= read -r -d '' path; do
+    while [[ -z $more ]] && IFS= read -r -d '' path; do
       [[ -n $path && -z ${seen[$path]:-} ]] || continue
+      ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       seen[$path]=1
       files+=("$path")
     done <"$work/untracked"
@@ -109,6 +117,7 @@ forge_fallback_sidecar() {
     FORGE_RISK_SURFACE=none FORGE_RISK_SCORE=0 FORGE_RISK_NEEDS_REVIEW=false
     FORGE_RISK_REASON='risk floor unavailable: hooks/lib/risk-table.sh is missing'
   fi
+  [[ -n $more ]] && FORGE_RISK_REASON+="; bash fallback: only the first $FORGE_FALLBACK_MAX_FILES changed files were listed and classified, the rest were not (node was unavailable or too slow)"
   for path in "${files[@]}"; do
     forge_json_string "$path"
     if [[ -n $first ]]; then json_files+=$'\n    '"$FORGE_JSON"; first=''; else json_files+=$',\n    '"$FORGE_JSON"; fi
@@ -151,7 +160,7 @@ forge_sweep() {
     pid=${pid#stop-}
     pid=${pid%%-*}
     if [[ ! $pid =~ ^[0-9]+$ ]] || ((pid == $$)) || kill -0 "$pid" 2>/dev/null; then continue; fi
-    [[ -f $entry/input.json && ! -e $input ]] && mv -f -- "$entry/input.json" "$input"
+    [[ -f $entry/input.json ]] && forge_fresh "$input" && forge_no_links "$input" && mv -f -- "$entry/input.json" "$input"
     rm -rf -- "$entry"
   done
   shopt -u nullglob
@@ -245,10 +254,11 @@ name="$stamp-$safe_session-$unique"
 forge_sweep "$dir"
 sidecar_tmp="$dir/.tmp-$$-$name.json"
 sidecar="$dir/$name.reflection.json"
+forge_fresh "$sidecar_tmp" || exit 0
 
 # The self-report is taken first (moved into the work folder), so one written meanwhile waits for
 # the next turn instead of being half-read or merged twice.
-if [[ -f $input && ! -L $input ]]; then
+if [[ -f $input ]] && forge_no_links "$input"; then
   mv -f -- "$input" "$work/input.json" 2>/dev/null && input_taken=$work/input.json
 fi
 
@@ -273,6 +283,7 @@ case "$status" in
     ;;
 esac
 
+forge_fresh "$sidecar" || exit 0
 mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
 sidecar_tmp=''
 
@@ -280,7 +291,7 @@ sidecar_tmp=''
 if [[ -n $input_taken ]]; then
   if [[ $status == ok* ]]; then
     mv -f -- "$input_taken" "$dir/$name.input.json" && input_taken=''
-  elif forge_ensure_dir "$FORGE_STATE/rejected-input"; then
+  elif forge_ensure_dir "$FORGE_STATE/rejected-input" && forge_fresh "$FORGE_STATE/rejected-input/$name.reason"; then
     printf '%s\n' "${status#invalid }" >"$FORGE_STATE/rejected-input/$name.reason"
     mv -f -- "$input_taken" "$FORGE_STATE/rejected-input/$name.json" && input_taken=''
   fi
@@ -292,8 +303,10 @@ forge_spool_write reflection.written stop-hook \
 
 # Drain the spool into SQLite when the kit's CLI is reachable, detached: the hook does not wait,
 # and the child holds none of the hook's output pipes.
+# FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect command drains instead).
 cli=${FORGE_REFLECT_CLI:-}
 [[ -n $cli ]] || cli=$(command -v forge-reflect 2>/dev/null)
+[[ $cli == off ]] && cli=''
 if [[ -n $cli && -x $cli ]]; then
   if command -v setsid >/dev/null 2>&1; then
     (cd "${FORGE_ROOT:-$PWD}" && FORGE_DIR=$FORGE_STATE setsid "$cli" ingest </dev/null >/dev/null 2>&1 &)

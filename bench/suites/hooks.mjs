@@ -38,7 +38,8 @@ export async function run(ctx) {
   const toolPayload = readFileSync(join(root, 'tests/fixtures/payloads/post-tool-use-edit.json'));
   const stopPayload = readFileSync(join(root, 'tests/fixtures/payloads/stop.json'));
   const env = (mode) => {
-    const e = { ...process.env, FORGE_DIR: join(repo, '.forge') };
+    // No detached drain after each Stop: it would load the machine during later timed runs.
+    const e = { ...process.env, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
     delete e.REFLECTION_MODE;
     if (mode) e.REFLECTION_MODE = mode;
     return e;
@@ -68,6 +69,6 @@ export async function run(ctx) {
     if (files !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${files}`);
     return rows;
   } finally {
-    rmSync(repo, { recursive: true, force: true });
+    rmSync(repo, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

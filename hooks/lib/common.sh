@@ -41,20 +41,42 @@ forge_state_dir() {
   fi
 }
 
-# forge_ensure_dir DIR: DIR exists, is a real folder (not a symlink), and is writable.
+# forge_no_links PATH: neither PATH nor its parent is a symbolic link, nor is any folder between
+# the state dir and PATH. Nothing is ever written through a link a repo (or anyone) planted.
+forge_no_links() {
+  local path=${1%/} rest
+  [[ -n $path && ! -L $path && ! -L ${path%/*} ]] || return 1
+  rest=$path
+  while [[ $rest == "${FORGE_STATE%/}"/* ]]; do
+    [[ -L $rest ]] && return 1
+    rest=${rest%/*}
+  done
+  return 0
+}
+
+# forge_fresh PATH: nothing at PATH yet, not even a dangling link: a temp file or a rename target
+# is always new (the hooks also run with noclobber, so `>` never truncates or follows one).
+forge_fresh() {
+  [[ ! -e $1 && ! -L $1 ]]
+}
+
+# forge_ensure_dir DIR: DIR exists, is a real folder (neither it, its parent nor any folder below
+# the state dir on the way is a symlink), and is writable.
 # The state dir itself gets a .gitignore of `*` so nothing in it is ever committed.
 forge_ensure_dir() {
   local dir=$1
+  forge_no_links "$dir" || return 1
   if [[ ! -d $dir ]]; then
     mkdir -p -- "$dir" 2>/dev/null || return 1   # 0700: the hooks run under umask 077
   fi
-  [[ -d $dir && ! -L $dir && -w $dir ]]
+  [[ -d $dir && -w $dir ]] && forge_no_links "$dir"
 }
 
 forge_ensure_state() {
   [[ -L $FORGE_STATE ]] && return 1
   forge_ensure_dir "$FORGE_STATE" || return 1
-  if [[ ! -e $FORGE_STATE/.gitignore ]]; then
+  if [[ ! -e $FORGE_STATE/.gitignore && ! -L $FORGE_STATE/.gitignore ]]; then
+    rm -f -- "$FORGE_STATE/.gitignore.tmp-$$"
     printf '*\n' >"$FORGE_STATE/.gitignore.tmp-$$" 2>/dev/null &&
       mv -f -- "$FORGE_STATE/.gitignore.tmp-$$" "$FORGE_STATE/.gitignore" 2>/dev/null
   fi
@@ -131,6 +153,7 @@ forge_spool_open() {
   printf -v rand '%04x%04x' "$RANDOM" "$RANDOM"
   FORGE_SPOOL_NAME="$FORGE_NOW_US-$$-$rand"
   FORGE_SPOOL_TMP="$spool/.tmp-$FORGE_SPOOL_NAME"
+  forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
   printf '{"v":1,"source":"%s","event":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
     "$source" "$event" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
@@ -151,6 +174,7 @@ forge_spool_write() {
 
 forge_spool_commit() {
   [[ -n ${FORGE_SPOOL_TMP:-} && -f $FORGE_SPOOL_TMP ]] || return 1
+  forge_fresh "$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event" || return 1
   mv -f -- "$FORGE_SPOOL_TMP" "$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event" || return 1
   FORGE_SPOOL_TMP=''
 }

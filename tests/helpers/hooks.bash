@@ -5,6 +5,9 @@ STOP_HOOK="$KIT_ROOT/hooks/reflect-stop-hook.sh"
 EVENT_HOOK="$KIT_ROOT/hooks/reflect-event-hook.sh"
 PAYLOADS="$KIT_ROOT/tests/fixtures/payloads"
 export STOP_HOOK EVENT_HOOK PAYLOADS
+# No background drain from the Stop hook in tests (`npm test` puts forge-reflect on PATH): a test
+# that wants one sets FORGE_REFLECT_CLI itself.
+export FORGE_REFLECT_CLI=off
 
 # hook_run DIR COMMAND...: runs COMMAND in DIR with the caller's stdin; sets HOOK_STATUS and
 # HOOK_STDOUT (stderr goes to $BATS_TEST_TMPDIR/hook.stderr).

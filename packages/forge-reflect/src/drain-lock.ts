@@ -78,9 +78,17 @@ function tryCreate(path: string, token: string, now: number): boolean {
   }
   try {
     writeSync(fd, `${process.pid} ${now} ${token}\n`);
-  } finally {
+  } catch (error) {
+    // A full disk: an empty lock would block every drain for a minute. Remove it, then fail.
     closeSync(fd);
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 

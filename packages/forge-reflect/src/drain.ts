@@ -145,6 +145,16 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const counts = emptyCounts();
   const spool = spoolDirOf(stateDir);
   const now = options.now ?? Date.now;
+  for (const dir of [stateDir, spool]) {
+    let link = false;
+    try {
+      link = lstatSync(dir).isSymbolicLink();
+    } catch {
+      // missing: handled below
+    }
+    // A planted link would make the drain read, move and delete files outside the state dir.
+    if (link) throw new UserError(`${dir} is a symbolic link; refusing to drain through it (remove the link)`);
+  }
   let names: string[];
   try {
     names = readdirSync(spool);
@@ -156,7 +166,12 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
   if (events.length === 0 && temps.length === 0) return counts;
 
-  const lock = acquireDrainLock(spool, { now, ...options.lock });
+  let lock;
+  try {
+    lock = acquireDrainLock(spool, { now, ...options.lock });
+  } catch (error) {
+    throw new UserError(`cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
+  }
   if (lock === undefined) {
     counts.locked = true;
     return counts;

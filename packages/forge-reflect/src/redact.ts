@@ -232,7 +232,13 @@ export function redactJsonInPlace(value: unknown, rules: RedactionRules = NO_EXT
     const keys = Object.keys(record);
     for (const key of keys) {
       const item = record[key];
-      if (typeof item === 'string') record[key] = redactUnderKey(key, item, rules);
+      if (typeof item === 'string') {
+        const redacted = redactUnderKey(key, item, rules);
+        // A key named `__proto__` (an own key from JSON.parse): plain assignment would call the
+        // prototype setter and silently keep the unredacted string.
+        if (key === '__proto__') Object.defineProperty(record, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+        else record[key] = redacted;
+      }
       else if (item !== null && typeof item === 'object') stack.push(item);
     }
     const renamed = redactedKeys(keys, rules);

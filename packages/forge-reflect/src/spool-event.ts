@@ -28,6 +28,8 @@ export interface Envelope {
   pid: number | null;
   cwd: string | null;
   bytes: number | null;
+  /** The hook's payload cap: a stored payload longer than this was cut (docs/spool-format.md). */
+  cap: number | null;
   truncated: boolean;
 }
 
@@ -79,6 +81,7 @@ export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> 
       pid: typeof e.pid === 'number' && Number.isSafeInteger(e.pid) ? e.pid : null,
       cwd: typeof e.cwd === 'string' && e.cwd !== '' ? e.cwd : null,
       bytes: typeof e.bytes === 'number' ? e.bytes : null,
+      cap: typeof e.cap === 'number' && Number.isSafeInteger(e.cap) && e.cap > 0 ? e.cap : null,
       truncated: e.truncated === true,
     },
   };
@@ -102,7 +105,13 @@ export function parseSpoolFile(name: string, bytes: Uint8Array, rules: Redaction
   if (!envelope.ok) return envelope;
   const env = envelope.value;
 
-  const text = buffer.toString('utf8', newline + 1);
+  // The hook keeps cap + 1 bytes of a longer stdin: cut to the cap and mark the event truncated.
+  let end = buffer.length;
+  if (env.cap !== null && buffer.length - (newline + 1) > env.cap) {
+    end = newline + 1 + env.cap;
+    env.truncated = true;
+  }
+  const text = buffer.toString('utf8', newline + 1, end);
   let value: unknown;
   let parsed = true;
   try {

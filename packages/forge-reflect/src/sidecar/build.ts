@@ -68,6 +68,51 @@ export function parseChangedFiles(numstat: string, untracked: string): ChangedFi
   return { files: [...files].sort(), insertions, deletions };
 }
 
+/** Longest self-report string kept (UTF-16 code units); a longer one is cut and marked. */
+export const SELF_REPORT_STRING_MAX = 4096;
+export const CUT_MARK = '… [cut]';
+/** Keys that could reach an object's prototype: dropped from the self-report before it is checked. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Control characters (C0 but tab and newline, DEL, C1, and the bidi overrides) removed, so a report
+ * printed to a terminal cannot be steered by escape sequences; then cut to `max` with a mark.
+ */
+export function cleanText(text: string, max = SELF_REPORT_STRING_MAX): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  if (clean.length <= max) return clean;
+  let end = max - CUT_MARK.length;
+  const code = clean.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
+  return `${clean.slice(0, end)}${CUT_MARK}`;
+}
+
+/**
+ * A copy of the parsed self-report with the prototype keys dropped and every string cleaned and
+ * capped, one level into `most_likely_wrong`. Deeper values are left for the schema to refuse;
+ * nothing here recurses, so a depth bomb costs nothing.
+ */
+function sanitizeSelfReport(raw: unknown): unknown {
+  const clean = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return cleanText(value);
+    if (depth > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const key of Object.keys(value)) {
+      if (PROTOTYPE_KEYS.has(key)) continue;
+      out[key] = clean((value as Record<string, unknown>)[key], depth + 1);
+    }
+    return { ...out };
+  };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    if (PROTOTYPE_KEYS.has(key)) continue;
+    out[key] = clean((raw as Record<string, unknown>)[key], 0);
+  }
+  return out;
+}
+
 function readSelfReport(
   file: SelfReportFile,
   sessionId: string,
@@ -78,16 +123,16 @@ function readSelfReport(
   try {
     raw = JSON.parse(file.text);
   } catch (error) {
-    return { status: 'invalid', reason: `not JSON: ${(error as Error).message}` };
+    return { status: 'invalid', reason: `not JSON: ${cleanText((error as Error).message, 300)}` };
   }
-  const parsed = selfReportInputSchema.safeParse(raw);
+  const parsed = selfReportInputSchema.safeParse(sanitizeSelfReport(raw));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `/${issue.path.join('/')}` : '/';
-    return { status: 'invalid', reason: `${where}: ${issue?.message ?? 'invalid'}` };
+    const where = issue && issue.path.length > 0 ? `/${issue.path.map((p) => cleanText(String(p), 200)).join('/')}` : '/';
+    return { status: 'invalid', reason: `${where}: ${cleanText(issue?.message ?? 'invalid', 500)}` };
   }
-  if (parsed.data.session_id !== undefined && parsed.data.session_id !== sessionId) {
-    return { status: 'invalid', reason: `written for session ${parsed.data.session_id}, not ${sessionId}` };
+  if (parsed.data.session_id !== undefined && parsed.data.session_id !== cleanText(sessionId, 256)) {
+    return { status: 'invalid', reason: `written for session ${cleanText(parsed.data.session_id, 200)}, not ${cleanText(sessionId, 200)}` };
   }
   return { status: 'ok', value: parsed.data };
 }
@@ -102,11 +147,11 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
   const report = readSelfReport(facts.selfReport, facts.sessionId);
   const sidecar: ReflectionV1Dto = reflectionV1Schema.parse({
     schema: 'reflection.v1',
-    task_ref: facts.taskRef,
-    agent: facts.agent,
-    session_id: facts.sessionId,
+    task_ref: cleanText(facts.taskRef, 512),
+    agent: cleanText(facts.agent, 256),
+    session_id: cleanText(facts.sessionId, 256),
     timestamp: facts.timestamp,
-    repo: facts.repo,
+    repo: cleanText(facts.repo, 256),
     confidence: report.value?.confidence ?? null,
     most_likely_wrong: report.value?.most_likely_wrong ?? null,
     known_not_in_diff: report.value?.known_not_in_diff ?? null,

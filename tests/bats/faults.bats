@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# Faults: a full disk during a Stop and during a drain, a read-only repo, 100,000 untracked files,
+# and 16 hook processes at once beside a running drain. (A corrupt events.db: tests/bats/doctor.bats.
+# The drain killed by SIGKILL: packages/forge-reflect/test/faults.test.ts.)
+
+load ../helpers/common
+load ../helpers/hooks
+
+setup() {
+  REPO="$BATS_TEST_TMPDIR/repo"
+  make_repo "$REPO"
+  export REFLECTION_MODE=solo
+  unset FORGE_DIR REFLECTION_DIR REFLECTION_INPUT
+  export FORGE_REFLECT_CLI=off
+  command -v unshare >/dev/null
+}
+
+# in_ns SCRIPT: runs SCRIPT (bash) in $REPO inside a user+mount namespace; sets HOOK_STATUS/HOOK_STDOUT.
+in_ns() {
+  HOOK_STATUS=0
+  # shellcheck disable=SC2034 # read by assert_promise
+  HOOK_STDOUT=$(cd "$REPO" && STOP_HOOK=$STOP_HOOK EVENT_HOOK=$EVENT_HOOK PAYLOADS=$PAYLOADS CLI=$CLI unshare -rm bash -c "$1") || HOOK_STATUS=$?
+}
+
+@test "disk full during a Stop: exit 0, empty stdout, no partial sidecar or temp file, self-report kept" {
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  in_ns '
+    mkdir -p .forge && mount -t tmpfs -o size=64k tmpfs .forge || exit 3
+    echo "{\"confidence\":0.5,\"most_likely_wrong\":{\"surface\":\"none\",\"description\":\"x\"},\"known_not_in_diff\":null}" >.forge/reflection-input.json
+    mkdir -p src && for i in $(seq 300); do echo x >"src/file-with-a-rather-long-name-$i.ts"; done
+    head -c 40000 /dev/zero >.forge/filler 2>/dev/null
+    for i in 1 2 3; do out=$(bash "$STOP_HOOK" <"$PAYLOADS/stop.json") || exit 4; [ -z "$out" ] || exit 5; done
+    # every sidecar present is complete JSON; no temp files; the self-report is somewhere
+    for f in .forge/reflections/*.reflection.json; do [ -e "$f" ] || continue; node -e "JSON.parse(require(\"fs\").readFileSync(process.argv[1]))" "$f" || exit 6; done
+    [ -z "$(find .forge -name ".tmp-*")" ] || exit 7
+    [ -n "$(find .forge -name "*input*.json")" ] || exit 8
+    df -k .forge | tail -1
+  '
+  echo "status $HOOK_STATUS: $HOOK_STDOUT"
+  [ "$HOOK_STATUS" -eq 0 ]
+}
+
+@test "disk full during a drain: the CLI says so, keeps the spool; with space again every event is logged once" {
+  # shellcheck disable=SC2016
+  in_ns '
+    mkdir -p .forge && mount -t tmpfs -o size=2m tmpfs .forge || exit 3
+    for i in $(seq 120); do bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"; done
+    before=$(ls .forge/spool | grep -c "\.event$")
+    head -c $((4096 * 1024)) /dev/zero >.forge/filler 2>/dev/null
+    node "$CLI" ingest >/dev/null 2>.forge-err; rc=$?
+    after=$(ls .forge/spool | grep -c "\.event$")
+    [ "$rc" -ne 0 ] || [ "$after" -eq 0 ] || exit 4      # a failure is reported, never silent
+    ! grep -q "    at " .forge-err || exit 5               # one line, no stack trace
+    rm -f .forge/filler
+    node "$CLI" ingest >/dev/null 2>&1 || exit 6
+    [ "$(ls .forge/spool | grep -c "\.event$")" -eq 0 ] || exit 7
+    n=$(node "$CLI" events --json --limit 100000 | node -e "const a=JSON.parse(require(\"fs\").readFileSync(0,\"utf8\"));const r=Array.isArray(a)?a:a.events;console.log(new Set(r.map(e=>e.id)).size+\" \"+r.length)")
+    [ "$n" = "$before $before" ] || { echo "want $before got $n"; exit 8; }
+    echo "rc=$rc before=$before after=$after err=$(head -c 300 .forge-err)"
+  '
+  echo "status $HOOK_STATUS: $HOOK_STDOUT"
+  [ "$HOOK_STATUS" -eq 0 ]
+}
+
+@test "a read-only repo: both hooks exit 0 with empty stdout and write nothing" {
+  # shellcheck disable=SC2016
+  in_ns '
+    mount --bind . . && mount -o remount,bind,ro . || exit 3
+    for ev in SessionStart PostToolUse; do out=$(bash "$EVENT_HOOK" "$ev" <"$PAYLOADS/post-tool-use-bash.json") || exit 4; [ -z "$out" ] || exit 5; done
+    out=$(bash "$STOP_HOOK" <"$PAYLOADS/stop.json") || exit 6; [ -z "$out" ] || exit 7
+    [ ! -e .forge ] || exit 8
+  '
+  [ "$HOOK_STATUS" -eq 0 ]
+}
+
+@test "100,000 untracked files: the Stop hook finishes within 30 s with node, and without node caps files_changed" {
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell
+  node -e 'const fs=require("fs");for(let d=0;d<100;d++){fs.mkdirSync(`${process.argv[1]}/d${d}`);for(let i=0;i<1000;i++)fs.writeFileSync(`${process.argv[1]}/d${d}/f${i}.txt`,"")}' "$REPO"
+  mkdir -p "$REPO/src/auth" && echo x >"$REPO/src/auth/token.ts"
+  start=$SECONDS
+  hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  [ $((SECONDS - start)) -lt 30 ]
+  [ "$(jget "$(last_sidecar)" risk.surface)" = '"auth"' ]
+  [ "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).files_changed.length)' "$(last_sidecar)")" -eq 100001 ]
+  start=$SECONDS
+  PATH=$(path_without_node) hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  [ $((SECONDS - start)) -lt 30 ]
+  file=$(last_sidecar)
+  [ "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).files_changed.length)' "$file")" -eq 5000 ]
+  [[ "$(jget "$file" risk.reason)" == *"only the first 5000 changed files"* ]]
+  [ "$(jget "$file" provenance.degraded)" = true ]
+}
+
+@test "16 hook processes at once beside a running drain, 1,600 events: none lost, none doubled, no SQLITE_BUSY" {
+  cd "$REPO"
+  node "$CLI" ingest >/dev/null 2>&1 || true
+  : >"$BATS_TEST_TMPDIR/drain.err"
+  (
+    while [ ! -e "$BATS_TEST_TMPDIR/done" ]; do node "$CLI" ingest >/dev/null 2>>"$BATS_TEST_TMPDIR/drain.err" || echo "drain exit $?" >>"$BATS_TEST_TMPDIR/drain.err"; done
+  ) &
+  drainer=$!
+  pids=()
+  for w in $(seq 16); do
+    (
+      for i in $(seq 100); do
+        out=$(printf '{"session_id":"w%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t%s-%s"}' "$w" "$w" "$i" | bash "$EVENT_HOOK" PostToolUse) || exit 1
+        [ -z "$out" ] || exit 1
+      done
+    ) &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  touch "$BATS_TEST_TMPDIR/done"
+  wait "$drainer"
+  node "$CLI" ingest >/dev/null
+  [ ! -s "$BATS_TEST_TMPDIR/drain.err" ] || { cat "$BATS_TEST_TMPDIR/drain.err"; false; }
+  [ -z "$(find .forge/spool -maxdepth 1 -name '*.event')" ]
+  counts=$(node "$CLI" events --json --limit 100000 | node -e 'const a=JSON.parse(require("fs").readFileSync(0,"utf8"));const r=Array.isArray(a)?a:a.events;const t=r.map(e=>e.tool_use_id);console.log(r.length, new Set(t).size)')
+  [ "$counts" = "1600 1600" ]
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bats
+# The quick fuzz run (scripts/fuzz.mjs --quick): 500 random and mutated payloads through the event
+# hook and 50 Stop runs with fuzzed self-reports, drained in batches; every invariant checked on
+# every case. The long run: `npm run fuzz` (5,000 cases; --cases N --seed S to vary).
+
+load ../helpers/common
+
+@test "quick fuzz: exit 0, empty stdout, nothing outside the state dir, every event logged or rejected with a reason" {
+  run node "$KIT_ROOT/scripts/fuzz.mjs" --quick --seed 20251122
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *'"events_lost":0'* ]]
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# Hardening: nothing is written through a symlink a hostile repo planted (.forge, reflections/,
+# spool/, the self-report or its folder, a temp name); hostile self-reports and depth bombs go
+# through the Stop hook and the CLI (validate, report) without a crash.
+
+load ../helpers/common
+load ../helpers/hooks
+
+setup() {
+  REPO="$BATS_TEST_TMPDIR/repo"
+  make_repo "$REPO"
+  OUT="$BATS_TEST_TMPDIR/elsewhere"
+  mkdir -p "$OUT"
+  export REFLECTION_MODE=solo
+  unset FORGE_DIR REFLECTION_DIR REFLECTION_INPUT
+  export FORGE_REFLECT_CLI=off
+  HOSTILE="$KIT_ROOT/tests/fixtures/hostile"
+}
+
+stop() { hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"; }
+event() { hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"; }
+outside_empty() { [ -z "$(find "$OUT" -mindepth 1 ! -name keep)" ]; }
+
+@test "a .forge that is a symlink: both hooks run degraded and write nothing through it" {
+  ln -s "$OUT" "$REPO/.forge"
+  stop; assert_promise
+  event; assert_promise
+  outside_empty
+}
+
+@test "reflections/ or spool/ a symlink: nothing written through it, the rest still works" {
+  mkdir -p "$REPO/.forge"
+  ln -s "$OUT" "$REPO/.forge/reflections"
+  stop; assert_promise
+  outside_empty
+  rm "$REPO/.forge/reflections"
+  rm -rf "$REPO/.forge/spool"
+  ln -s "$OUT" "$REPO/.forge/spool"
+  stop; assert_promise
+  event; assert_promise
+  outside_empty
+  [ "$(sidecar_count)" -eq 0 ]   # no spool: the Stop hook stops before the sidecar
+}
+
+@test "a symlinked parent of reflections/ (REFLECTION_DIR below a link) is refused" {
+  mkdir -p "$REPO/.forge"
+  ln -s "$OUT" "$REPO/.forge/link"
+  REFLECTION_DIR="$REPO/.forge/link/deep/reflections" stop
+  assert_promise
+  outside_empty
+}
+
+@test "a self-report that is a symlink, or in a symlinked folder, is neither read nor moved" {
+  mkdir -p "$REPO/.forge"
+  cp "$HOSTILE/self-report-proto-escapes.json" "$OUT/keep"
+  ln -s "$OUT/keep" "$REPO/.forge/reflection-input.json"
+  stop; assert_promise
+  [ -f "$OUT/keep" ]
+  [ "$(jget "$(last_sidecar)" confidence)" = null ]
+  REFLECTION_INPUT="$REPO/.forge/in/keep"
+  ln -s "$OUT" "$REPO/.forge/in"
+  REFLECTION_INPUT=$REFLECTION_INPUT stop; assert_promise
+  [ -f "$OUT/keep" ]
+  outside_empty
+}
+
+@test "a planted symlink at a temp or target name is never written through (noclobber, fresh names)" {
+  mkdir -p "$REPO/.forge/sessions"
+  # the .gitignore temp name of the next pids, and a dangling .gitignore link
+  for pid in $(seq $$ $(($$ + 200))); do ln -s "$OUT/owned-$pid" "$REPO/.forge/.gitignore.tmp-$pid"; done
+  ln -s "$OUT/owned-gitignore" "$REPO/.forge/.gitignore"
+  stop; assert_promise
+  event; assert_promise
+  outside_empty
+  [ "$(sidecar_count)" -eq 1 ]
+}
+
+@test "a hostile self-report: prototype keys ignored, escapes stripped, strings capped" {
+  mkdir -p "$REPO/.forge"
+  cp "$HOSTILE/self-report-proto-escapes.json" "$REPO/.forge/reflection-input.json"
+  stop; assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" confidence)" = 0.5 ]
+  [ "$(jget "$file" most_likely_wrong.description)" = '"[2J]0;pwnedcleared your terminal"' ]
+  node -e 'const d=JSON.stringify({confidence:0.2,most_likely_wrong:{surface:"data",description:"d".repeat(100000)},known_not_in_diff:null});require("fs").writeFileSync(process.argv[1],d)' "$REPO/.forge/reflection-input.json"
+  stop; assert_promise
+  desc=$(jget "$(last_sidecar)" most_likely_wrong.description)
+  [ "${#desc}" -eq 4098 ]   # 4,096 characters and the quotes
+  [[ $desc == *'… [cut]"' ]]
+}
+
+@test "a depth-bombed self-report and payload: the Stop hook, validate and report survive" {
+  mkdir -p "$REPO/.forge"
+  cp "$HOSTILE/depth-bomb.json" "$REPO/.forge/reflection-input.json"
+  hook_run "$REPO" bash "$STOP_HOOK" <"$HOSTILE/depth-bomb.json"
+  assert_promise
+  [ "$(sidecar_count)" -eq 1 ]
+  [ -f "$(find "$REPO/.forge/rejected-input" -name '*.json' | head -1)" ]
+  run forge_reflect validate "$HOSTILE/depth-bomb.json"
+  [ "$status" -eq 1 ]
+  [[ $output != *RangeError* && $output != *"at "*".js:"* ]]
+  cp "$HOSTILE/depth-bomb.json" "$REPO/.forge/reflections/bomb.reflection.json"
+  cd "$REPO"
+  run forge_reflect report
+  [[ $status -le 1 ]]
+  [[ $output != *RangeError* && $output != *"at "*".js:"* ]]
+  run forge_reflect events --json
+  [ "$status" -eq 0 ]
+}
