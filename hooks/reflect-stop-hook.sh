@@ -191,8 +191,14 @@ git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
 if [[ -n $FORGE_ROOT ]] && command -v git >/dev/null 2>&1; then
   repo=${FORGE_ROOT%/}
   repo=${repo##*/}
-  head=$(forge_git rev-parse --verify -q 'HEAD^{commit}')
-  branch=$(forge_git symbolic-ref --short -q HEAD)
+  # One git call for the commit and the branch ("HEAD" when detached); an unborn branch has no
+  # commit, so only then is the branch asked for on its own.
+  head_and_branch=$(forge_git rev-parse 'HEAD^{commit}' --abbrev-ref HEAD) || head_and_branch=''
+  head=${head_and_branch%%$'\n'*}
+  branch=${head_and_branch#*$'\n'}
+  [[ $head =~ ^[0-9a-f]{40,64}$ && $branch != "$head_and_branch" ]] || { head='' branch=''; }
+  [[ $branch == HEAD ]] && branch=''
+  [[ -n $head ]] || branch=$(forge_git symbolic-ref --short -q HEAD)
   base=$head
   if [[ -f $FORGE_STATE/sessions/$safe_session.base ]]; then
     IFS= read -r recorded <"$FORGE_STATE/sessions/$safe_session.base"

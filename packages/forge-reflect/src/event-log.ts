@@ -266,7 +266,11 @@ export function openEventLog(stateDir: string): EventLog {
     db.close();
     if (error instanceof UserError) throw error;
     if (isBusyError(error)) throw error; // callers (drain) treat busy as "try later"
-    throw new UserError(`the event log ${path} is not usable (${describe(error)}); move it aside and run the command again`);
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+      throw new UserError(`cannot write the event log ${path} (${describe(error)}): the disk is full or failing; free space and run the command again (the log itself is not known to be damaged)`);
+    }
+    throw new UserError(`the event log ${path} is not usable (${describe(error)}); run forge-reflect doctor --repair to move it aside and start a fresh log`);
   }
   return wrap(db, path);
 }

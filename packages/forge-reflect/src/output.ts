@@ -29,3 +29,11 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 export function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/**
+ * Text from a file made safe for a terminal: C0/C1 control characters and bidi overrides (which
+ * could move the cursor, recolour or reorder what the user reads) are shown as \u escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

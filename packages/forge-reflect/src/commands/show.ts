@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
+import { printable } from '../output.js';
 import { recordFromText } from '../report/sidecar-record.js';
 import { SIDECAR_SUFFIX } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -40,7 +41,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   const r = recordFromText(path, text);
   if (!r.valid) {
-    process.stdout.write(`${path}\n  invalid: ${r.error}\n`);
+    process.stdout.write(`${printable(path)}\n  invalid: ${printable(r.error ?? '')}\n`);
     return 1;
   }
   const s = JSON.parse(text) as import('@forge-reflect/reflection-types').ReflectionV1Dto;
@@ -58,6 +59,6 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     `  files (${s.files_changed.length})`,
     ...s.files_changed.map((f) => `    ${f}`),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${lines.map(printable).join('\n')}\n`);
   return 0;
 }

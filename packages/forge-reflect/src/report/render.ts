@@ -1,5 +1,5 @@
 /** The report as text: a terminal table, markdown for a pull request, or CSV. Pure. */
-import { formatTable } from '../output.js';
+import { formatTable, printable } from '../output.js';
 import type { SidecarRecord } from './sidecar-record.js';
 import type { ReportSummary } from './summary.js';
 
@@ -36,6 +36,10 @@ function summaryPairs(s: ReportSummary): Array<[string, string]> {
 }
 
 function rowCells(r: SidecarRecord): string[] {
+  return rawCells(r).map(printable);
+}
+
+function rawCells(r: SidecarRecord): string[] {
   return [
     (r.timestamp ?? '').replace('T', ' ').slice(0, 19),
     r.task_ref ?? '',
@@ -56,7 +60,7 @@ export function renderTable(view: ReportView): string {
   if (view.omitted > 0) lines.push(`(+${view.omitted} older; raise --limit to see them)`);
   if (view.invalid.length > 0) {
     lines.push('', `invalid sidecars (${view.invalid.length}):`);
-    for (const i of view.invalid) lines.push(`  ${i.path}: ${i.error}`);
+    for (const i of view.invalid) lines.push(`  ${printable(i.path)}: ${printable(i.error ?? '')}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -83,7 +87,8 @@ export function renderMarkdown(view: ReportView): string {
 }
 
 /** RFC 4180 quoting, and a leading ' on cells a spreadsheet would run as a formula. */
-function csvCell(value: string): string {
+function csvCell(raw: string): string {
+  const value = printable(raw);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
