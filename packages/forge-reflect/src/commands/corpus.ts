@@ -2,8 +2,8 @@
  * `forge-reflect corpus`: the P1 corpus (JSON Lines of {confidence, correct, …}) from the sidecars'
  * self-reported confidence and the recorded outcomes (see ../analysis/corpus-join.ts).
  */
-import { renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename, resolve } from 'node:path';
+import { writeAtomic } from '../atomic-write.js';
+import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { openEventLog } from '../event-log.js';
 import { indexSidecars } from '../report/sidecar-index.js';
@@ -34,10 +34,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   if (args.out !== undefined && String(args.out) !== '-') {
     const out = String(args.out);
-    const tmp = join(dirname(out), `.${basename(out)}.${process.pid}.tmp`);
     try {
-      writeFileSync(tmp, text);
-      renameSync(tmp, out);
+      writeAtomic(out, text, 0o644);
     } catch (error) {
       throw new UserError(`cannot write ${out} (${(error as NodeJS.ErrnoException).code ?? String(error)}); pass --out a writable path`);
     }

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { ensureStateDir } from '../state-dir.js';
-import { ensureDirs, lstatOrNull, missingDirs, readOrNull, refuseSymlinks, sha256, unlinkQuiet, writeAtomic } from '../install/files.js';
+import { ensureDirs, lstatOrNull, missingDirs, readOrNull, refuseSymlinks, sha256, unlinkQuiet } from '../install/files.js';
+import { writeAtomic } from '../atomic-write.js';
 import {
   backupPathOf,
   claudeMdSnippet,

@@ -8,7 +8,8 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { REVIEW_SURFACES, selfReportInputSchema, type SelfReportInputDto } from '@forge-reflect/reflection-types';
 import { UserError, usageError } from '../errors.js';
-import { lstatOrNull, writeAtomic } from '../install/files.js';
+import { lstatOrNull } from '../install/files.js';
+import { writeAtomic } from '../atomic-write.js';
 import { writeJson } from '../output.js';
 import { ensureStateDir, resolveStateDir } from '../state-dir.js';
 

@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
-import { lstatOrNull, readOrNull, refuseSymlinks, rmdirIfEmpty, sha256, unlinkQuiet, writeAtomic } from '../install/files.js';
+import { lstatOrNull, readOrNull, refuseSymlinks, rmdirIfEmpty, sha256, unlinkQuiet } from '../install/files.js';
+import { writeAtomic } from '../atomic-write.js';
 import { kitFiles, readSettingsFile, resolveRepo, settingsFileFor, SLASH_COMMAND, slashCommandSource, STATE_DIR, VENDORED_DIR } from '../install/kit.js';
 import { MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest } from '../install/manifest.js';
 import { changeCount, printReport, type Report, type Step } from '../install/report.js';

@@ -1,10 +1,10 @@
 /**
- * The file operations install and uninstall share: atomic writes (temp file in the same folder,
- * then rename), refusing symbolic links on the way into the repo, and small lookups.
+ * The file operations install and uninstall share: refusing symbolic links on the way into the
+ * repo, and small lookups. (Atomic writes are in ../atomic-write.ts.)
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { join, sep } from 'node:path';
 import { UserError } from '../errors.js';
 
 export function lstatOrNull(path: string): Stats | null {
@@ -28,27 +28,6 @@ export function sha256(data: string | Buffer): string {
 /** Repo-relative, with `/`, for messages and the manifest. */
 export function relPath(...parts: string[]): string {
   return parts.join('/').split(sep).join('/');
-}
-
-/**
- * Writes a file through a temp file in the same folder and a rename, so a reader never sees half
- * of it; the mode is set exactly (the umask does not apply). A symlink at `path` is replaced, not
- * followed.
- */
-export function writeAtomic(path: string, data: string | Buffer, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  try {
-    writeFileSync(tmp, data, { flag: 'wx', mode });
-    chmodSync(tmp, mode);
-    renameSync(tmp, path);
-  } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
-    throw error;
-  }
 }
 
 /**

@@ -7,7 +7,7 @@
  * key = the task_ref's UTF-8 bytes, each byte outside [A-Za-z0-9-] written as `_` plus two
  * lowercase hex digits (`acme#42` → `acme_2342`), truncated to 200 characters.
  */
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { writeAtomic } from '../atomic-write.js';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../state-dir.js';
 
@@ -34,19 +34,8 @@ export function attemptFileOf(stateDir: string, taskRef: string): string {
 
 /** Writes the attempt file atomically (temp file in the same folder, 0600, then rename; folder 0700). */
 export function writeAttemptFile(stateDir: string, taskRef: string, attempt: number): string {
-  const dir = ensurePrivateDir(attemptsDirOf(stateDir));
+  ensurePrivateDir(attemptsDirOf(stateDir));
   const target = attemptFileOf(stateDir, taskRef);
-  const tmp = join(dir, `.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`);
-  try {
-    writeFileSync(tmp, `${attempt}\n`, { mode: 0o600, flag: 'wx' });
-    renameSync(tmp, target);
-  } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
-    throw error;
-  }
+  writeAtomic(target, `${attempt}\n`, 0o600);
   return target;
 }
