@@ -19,3 +19,13 @@ load ../helpers/common
   run node "$KIT_ROOT/bench/run.mjs" --runs 1 no-such-suite
   [ "$status" -eq 2 ]
 }
+
+@test "with the mode off a hook exits 0 without reading stdin, even 2 MiB of it (the writer sees EPIPE)" {
+  # 2 MiB of stdin cannot fit a pipe buffer, so the write always meets a closed pipe.
+  run node --input-type=module -e '
+    import { spawnSync } from "node:child_process";
+    const r = spawnSync("bash", [process.argv[1], "PostToolUse"], { input: Buffer.alloc(2 * 1024 * 1024, 120), env: { PATH: process.env.PATH } });
+    console.log(r.error ? r.error.code : "none", r.status, r.stdout.length);' "$KIT_ROOT/hooks/reflect-event-hook.sh"
+  [ "$status" -eq 0 ]
+  [ "$output" = "EPIPE 0 0" ]
+}
