@@ -271,7 +271,11 @@ fi
 helper=$here/lib/reflect-helper.mjs
 status='' degraded=true
 if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
-  status=$(FORGE_H_OUT=$sidecar_tmp FORGE_H_NUMSTAT=$work/numstat FORGE_H_UNTRACKED=$work/untracked \
+  # The helper reads and writes local files only: it needs no extra CA certificates (loading them
+  # costs ~40 ms a start) and takes none of the user's NODE_OPTIONS (a --require there would run
+  # inside the hook). Both are dropped in the command substitution's subshell only.
+  status=$(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS
+    FORGE_H_OUT=$sidecar_tmp FORGE_H_NUMSTAT=$work/numstat FORGE_H_UNTRACKED=$work/untracked \
     FORGE_H_GIT_OK=$git_ok FORGE_H_INPUT=$input_taken FORGE_H_SESSION_ID=$session_id FORGE_H_TASK_REF=$task_ref \
     FORGE_H_AGENT=${agent:0:256} FORGE_H_REPO=${repo:-unknown} FORGE_H_TIMESTAMP=$FORGE_NOW_ISO \
     FORGE_H_MODE=$REFLECTION_MODE FORGE_H_ATTEMPT=$FORGE_ATTEMPT \

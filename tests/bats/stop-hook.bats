@@ -385,3 +385,13 @@ JSON
   [ "$status" -eq 0 ]
   [ "$(printf '%s' "$output" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')" -eq 2 ]
 }
+
+@test "the node helper runs without the user's NODE_OPTIONS: a --require there cannot reach the hook" {
+  echo 'require("fs").writeFileSync(process.env.MARK, "ran"); process.stdout.write("noise")' >"$BATS_TEST_TMPDIR/inject.cjs"
+  MARK="$BATS_TEST_TMPDIR/injected" NODE_OPTIONS="--require $BATS_TEST_TMPDIR/inject.cjs" stop
+  assert_promise
+  [ ! -e "$BATS_TEST_TMPDIR/injected" ]
+  [ "$(jget "$(last_sidecar)" session_id)" = '"7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34"' ]
+  run forge_reflect validate "$(last_sidecar)"
+  [ "$status" -eq 0 ]
+}
