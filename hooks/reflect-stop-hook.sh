@@ -160,7 +160,13 @@ forge_sweep() {
     pid=${pid#stop-}
     pid=${pid%%-*}
     if [[ ! $pid =~ ^[0-9]+$ ]] || ((pid == $$)) || kill -0 "$pid" 2>/dev/null; then continue; fi
-    [[ -f $entry/input.json ]] && forge_fresh "$input" && forge_no_links "$input" && mv -f -- "$entry/input.json" "$input"
+    # A link with a leftover's name was planted, not left: remove the link, never follow it.
+    if [[ -L $entry ]]; then
+      rm -f -- "$entry"
+      continue
+    fi
+    [[ -d $entry && -f $entry/input.json && ! -L $entry/input.json ]] && forge_fresh "$input" && forge_no_links "$input" &&
+      mv -f -- "$entry/input.json" "$input"
     rm -rf -- "$entry"
   done
   shopt -u nullglob

@@ -6,7 +6,10 @@
 
 FORGE_PAYLOAD_CAP=${FORGE_PAYLOAD_CAP:-1048576}
 [[ $FORGE_PAYLOAD_CAP =~ ^[1-9][0-9]{0,9}$ ]] || FORGE_PAYLOAD_CAP=1048576
-FORGE_STDIN_SECONDS=5
+# Reading stdin takes at most ~7 s in all, well inside the 10 s registration of the event hook:
+# 4 s for the payload, then 0.5 s + 2 s to read and drop whatever is left.
+FORGE_STDIN_SECONDS=4
+FORGE_STDIN_DRAIN_SECONDS=2
 
 # Runs "$@" under `timeout SECONDS` when the system has it, else directly.
 forge_bounded() {
@@ -157,11 +160,13 @@ forge_spool_open() {
   forge_json_string "$PWD"
   printf '{"v":1,"source":"%s","event":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
     "$source" "$event" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
-  forge_bounded "$FORGE_STDIN_SECONDS" head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"
+  # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is killed
+  # loses it, while a head whose input ends (cat stopped) writes out all it read.
+  forge_bounded "$FORGE_STDIN_SECONDS" cat | head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"
   # Whatever is left on stdin is read and dropped, so the runtime's writer never sees a broken pipe.
   local _
-  if IFS= read -r -d '' -n 1 -t 1 _; then
-    forge_bounded "$FORGE_STDIN_SECONDS" cat >/dev/null
+  if IFS= read -r -d '' -n 1 -t 0.5 _; then
+    forge_bounded "$FORGE_STDIN_DRAIN_SECONDS" cat >/dev/null
   fi
   return 0
 }

@@ -164,3 +164,13 @@ envelope() {
     "$KIT_ROOT/node_modules/better-sqlite3" "$REPO/.forge/events.db")
   [ "$rows" = "1600 1600" ]
 }
+
+@test "a stdin that never closes: the hook still returns inside the 10 s registration, and keeps what it read" {
+  start=$SECONDS
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(while :; do printf '{"session_id":"s1"}\n'; sleep 0.3; done)
+  assert_promise
+  [ $((SECONDS - start)) -lt 9 ]
+  file=$(spool_files)
+  [ -n "$file" ]
+  [ "$(tail -n +2 "$file" | wc -c)" -gt 0 ]
+}

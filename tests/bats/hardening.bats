@@ -107,3 +107,17 @@ outside_empty() { [ -z "$(find "$OUT" -mindepth 1 ! -name keep)" ]; }
   run forge_reflect events --json
   [ "$status" -eq 0 ]
 }
+
+@test "a planted link with a leftover's name (.tmp-stop-<dead pid>) is removed, never followed by the sweep" {
+  echo '{"confidence":0.9,"most_likely_wrong":{"surface":"none","description":"planted"},"known_not_in_diff":null}' >"$OUT/input.json"
+  mkdir -p "$REPO/.forge/reflections"
+  ln -s "$OUT" "$REPO/.forge/.tmp-stop-999999-1"
+  ln -s "$OUT" "$REPO/.forge/reflections/.tmp-999999-x.json"
+  stop
+  assert_promise
+  [ -f "$OUT/input.json" ]
+  [ ! -L "$REPO/.forge/.tmp-stop-999999-1" ]
+  [ ! -L "$REPO/.forge/reflections/.tmp-999999-x.json" ]
+  [ "$(jget "$(last_sidecar)" confidence)" = null ]
+  [ -z "$(find "$REPO/.forge" -name '*.json' -path '*rejected-input*')" ]
+}
