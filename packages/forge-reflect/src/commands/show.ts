@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { printable } from '../output.js';
+import { redactText } from '../redact.js';
 import { recordFromText } from '../report/sidecar-record.js';
 import { SIDECAR_SUFFIX } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -59,6 +60,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     `  files (${s.files_changed.length})`,
     ...s.files_changed.map((f) => `    ${f}`),
   ];
-  process.stdout.write(`${lines.map(printable).join('\n')}\n`);
+  // Redacted as the event log is: a hand-made or older sidecar may hold what the agent pasted.
+  process.stdout.write(`${lines.map((line) => printable(redactText(line))).join('\n')}\n`);
   return 0;
 }

@@ -10,6 +10,7 @@ import {
   type SelfReportInputDto,
 } from '@forge-reflect/reflection-types';
 import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
+import { redactText } from '../redact.js';
 
 export interface SidecarFacts {
   /** `git diff --numstat -z --no-renames <base>` output, or null when git failed or there is no repo. */
@@ -95,7 +96,8 @@ export function cleanText(text: string, max = SELF_REPORT_STRING_MAX): string {
  */
 function sanitizeSelfReport(raw: unknown): unknown {
   const clean = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return cleanText(value);
+    // Secrets the agent pasted (a key, a password=…) are redacted like the event log's, then capped.
+    if (typeof value === 'string') return cleanText(redactText(value));
     if (depth > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(value)) {

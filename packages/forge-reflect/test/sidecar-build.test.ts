@@ -1,0 +1,42 @@
+/** buildSidecar (pure): the self-report as it reaches the sidecar. */
+import { describe, expect, it } from 'vitest';
+import { reflectionV1Schema } from '@forge-reflect/reflection-types';
+import { buildSidecar, type SidecarFacts } from '../src/sidecar/build.js';
+
+const facts = (selfReport: object): SidecarFacts => ({
+  numstat: '3\t1\tsrc/auth/token.ts\0',
+  untracked: 'notes.md\0',
+  selfReport: { kind: 'text', text: JSON.stringify(selfReport) },
+  sessionId: 's1',
+  taskRef: 'acme#42',
+  agent: 'claude-code',
+  repo: 'acme',
+  timestamp: '2026-11-22T10:00:00.000000Z',
+  mode: 'solo',
+  attempt: 1,
+  threshold: 0.5,
+});
+
+describe('buildSidecar', () => {
+  it('redacts secrets the agent pasted into its self-report, keeping the rest of the text', () => {
+    const built = buildSidecar(facts({
+      confidence: 0.6,
+      most_likely_wrong: { surface: 'auth', description: 'rotated AKIAIOSFODNN7EXAMPLE; password=hunter2secret still in config' },
+      known_not_in_diff: 'prod key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
+    }));
+    const text = JSON.stringify(built.sidecar);
+    for (const secret of ['AKIAIOSFODNN7EXAMPLE', 'hunter2secret', 'sk-ant-api03-abcdefghij']) expect(text).not.toContain(secret);
+    expect(built.sidecar.most_likely_wrong?.description).toMatch(/^rotated \[REDACTED:[a-z_]+\]; password=\[REDACTED:[a-z_]+\] still in config$/);
+    expect(built.selfReport).toBe('ok');
+    expect(built.sidecar.provenance.degraded).toBe(false);
+    expect(reflectionV1Schema.safeParse(built.sidecar).success).toBe(true);
+  });
+
+  it('takes files and line counts from git and the risk from the floor', () => {
+    const built = buildSidecar(facts({ confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null }));
+    expect(built.sidecar.files_changed).toEqual(['notes.md', 'src/auth/token.ts']);
+    expect([built.insertions, built.deletions]).toEqual([3, 1]);
+    expect(built.sidecar.risk.surface).toBe('auth');
+    expect(built.sidecar.risk.needs_review).toBe(true);
+  });
+});
