@@ -108,6 +108,13 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
     replace: (_m, prefix, scheme) => `${prefix}${scheme ?? ''}${marker('authorization')}`,
   },
   {
+    kind: 'authorization',
+    // A bearer credential on its own (a header given as a [name, value] pair, a curl -H argument
+    // already split): `Bearer ` + 16+ token characters with a digit.
+    regex: new RegExp(`(\\bbearer[ \\t]+)${NOT_REDACTED}(?=[A-Za-z0-9._~+/=-]*\\d)[A-Za-z0-9._~+/=-]{16,}`, 'gi'),
+    replace: (_m, prefix) => `${prefix}${marker('authorization')}`,
+  },
+  {
     kind: 'url_credentials',
     regex: /\b([a-z][a-z0-9+.-]{0,30}:\/\/)[^\s/?#@:"'<>\\]*:[^\s/?#"'<>\\]*@/gi,
     replace: (_m, scheme) => `${scheme}${marker('url_credentials')}@`,
@@ -125,7 +132,8 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
     ),
     replace: (match, name, sep, escQuote, escValue, quote, quotedValue, openQuote, bare) => {
       const value = escValue ?? quotedValue ?? bare ?? '';
-      if (value === '' || value.startsWith('[REDACTED:') || NOT_A_SECRET.test(value) || VARIABLE_REF.test(value)) return match;
+      // A lone `$` is the start of `${VAR}`, a reference, not a secret.
+      if (value === '' || value === '$' || value.startsWith('[REDACTED:') || NOT_A_SECRET.test(value) || VARIABLE_REF.test(value)) return match;
       const redacted = marker(assignmentKind(name));
       if (escQuote !== undefined) return `${name}${sep}\\"${redacted}\\"`;
       if (quote !== undefined) return `${name}${sep}${quote}${redacted}${quote}`;
@@ -135,7 +143,7 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
 ];
 
 /** A cheap test: a string without any of these cannot match a built-in rule. */
-const TRIGGER = /sk-|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|PRIVATE KEY|eyJ|:\/\/|authorization|pass|secret|token|api[_-]?key/i;
+const TRIGGER = /sk-|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|PRIVATE KEY|eyJ|:\/\/|authorization|bearer|pass|secret|token|api[_-]?key/i;
 
 /** Redacts one string with the built-in rules, then the configured ones. */
 export function redactText(text: string, rules: RedactionRules = NO_EXTRA_RULES): string {
@@ -221,10 +229,13 @@ export function redactJsonInPlace(value: unknown, rules: RedactionRules = NO_EXT
   while (stack.length > 0) {
     const node = stack.pop() as object;
     if (Array.isArray(node)) {
+      // A string after a string that names a secret is its value: ["Authorization", "Bearer …"].
+      let previous: unknown;
       for (let i = 0; i < node.length; i++) {
         const item: unknown = node[i];
-        if (typeof item === 'string') node[i] = redactText(item, rules);
+        if (typeof item === 'string') node[i] = typeof previous === 'string' ? redactUnderKey(previous, item, rules) : redactText(item, rules);
         else if (item !== null && typeof item === 'object') stack.push(item);
+        previous = item;
       }
       continue;
     }
@@ -232,8 +243,10 @@ export function redactJsonInPlace(value: unknown, rules: RedactionRules = NO_EXT
     const keys = Object.keys(record);
     for (const key of keys) {
       const item = record[key];
-      if (typeof item === 'string') {
-        const redacted = redactUnderKey(key, item, rules);
+      // A number under a key that names a secret (`"pin": …` aside, `"password": 123456`) goes too.
+      const secretNumber = typeof item === 'number' && sensitiveKeyKind(key) !== undefined;
+      if (typeof item === 'string' || secretNumber) {
+        const redacted = secretNumber ? marker(sensitiveKeyKind(key) as string) : redactUnderKey(key, item as string, rules);
         // A key named `__proto__` (an own key from JSON.parse): plain assignment would call the
         // prototype setter and silently keep the unredacted string.
         if (key === '__proto__') Object.defineProperty(record, key, { value: redacted, enumerable: true, writable: true, configurable: true });

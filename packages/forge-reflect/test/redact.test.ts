@@ -218,3 +218,23 @@ describe('configured patterns', () => {
     expect(warnings).toHaveLength(3);
   });
 });
+
+describe('redaction gaps found in review', () => {
+  it('a number under a key that names a secret, a [name, value] header pair, a bare Bearer token', () => {
+    const value = redactJsonInPlace({
+      password: 123456789,
+      port: 8080,
+      headers: [['Authorization', 'Bearer abcdefghijklmnop123456'], ['Accept', 'text/html']],
+      argv: ['curl', '-H', 'Bearer abcdefghijklmnop123456'],
+    });
+    const text = JSON.stringify(value);
+    expect(text).not.toContain('123456789');
+    expect(text).not.toContain('abcdefghijklmnop123456');
+    expect(value).toMatchObject({ port: 8080, headers: [['Authorization', '[REDACTED:authorization]'], ['Accept', 'text/html']] });
+  });
+
+  it('leaves ${VAR} references alone', () => {
+    expect(redactText('password=${PASS} ok')).toBe('password=${PASS} ok');
+    expect(redactText('password=hunter2x')).toBe('password=[REDACTED:password]');
+  });
+});
