@@ -21,3 +21,16 @@ load ../helpers/common
   NO_COLOR=1 run forge_reflect risk src/auth/token.ts
   [[ "$output" != *$'\e['* ]]
 }
+
+@test "usage errors are one line that names the problem: unknown command, invalid choice" {
+  run --separate-stderr forge_reflect frobnicate
+  [ "$status" -eq 2 ]
+  [[ "$(printf '%s\n' "$stderr" | head -n 1)" == 'forge-reflect: unknown command "frobnicate"' ]]
+  run --separate-stderr forge_reflect bogus
+  [ "$status" -eq 2 ]
+  [[ "$(printf '%s\n' "$stderr" | head -n 1)" == 'forge-reflect: unknown command "bogus"; did you mean '*'?' ]]
+  run --separate-stderr forge_reflect metrics --days 5
+  [ "$status" -eq 2 ]
+  [[ "$(printf '%s\n' "$stderr" | head -n 1)" == "forge-reflect: invalid value: Argument: days, Given: 5, Choices: 7, 30, 90" ]]
+  [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 2 ]
+}

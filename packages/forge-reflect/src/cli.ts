@@ -6,6 +6,23 @@ import yargs, { type Argv } from 'yargs';
 import { EXIT_OK, EXIT_USAGE, UserError, usageError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
 
+/**
+ * yargs' own usage messages as one line that names the problem: "Did you mean corpus?" becomes
+ * "unknown command "bogus"; did you mean corpus?", and multi-line choice errors are joined.
+ */
+export function oneLine(message: string, argv: readonly string[]): string {
+  const first = argv.find((a) => !a.startsWith('-'));
+  const suggestion = /^Did you mean (\S+)\?$/.exec(message.trim());
+  if (suggestion) return `unknown command ${JSON.stringify(first ?? '')}; did you mean ${suggestion[1]}?`;
+  if (first !== undefined && message.trim() === `Unknown argument: ${first}`) return `unknown command ${JSON.stringify(first)}`;
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/^Invalid values: /, 'invalid value: ');
+}
+
 function buildParser(argv: string[]): Argv {
   let parser = yargs(argv)
     .scriptName('forge-reflect')
@@ -18,7 +35,7 @@ function buildParser(argv: string[]): Argv {
     .version()
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
-      throw error ?? usageError(message);
+      throw error ?? usageError(oneLine(message, argv));
     });
   for (const spec of COMMANDS) {
     parser = parser.command(
