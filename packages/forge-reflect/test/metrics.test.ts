@@ -87,6 +87,8 @@ function fixture(): EventLog {
     // s2: one Edit, one turn
     event('tool.executed', 's2', ago(2), 'Edit', 10),
     event('turn.stopped', 's2', ago(2)),
+    // a payload without a session id: the placeholder `unknown` is no session
+    event('notification', 'unknown', ago(1)),
     // outside the 7-day window
     event('tool.failed', 's3', ago(10), 'Bash', 9999),
     event('turn.stopped', 's3', ago(10)),

@@ -9,7 +9,7 @@ const num = (db: Database, sql: string, ...params: unknown[]): number => Number(
 
 export function gatherMetricsData(db: Database, since: string, until: string): MetricsData {
   const w = [since, until];
-  const sessions = num(db, 'SELECT count(DISTINCT session_id) FROM events WHERE session_id IS NOT NULL AND ts >= ? AND ts <= ?', ...w);
+  const sessions = num(db, "SELECT count(DISTINCT session_id) FROM events WHERE session_id IS NOT NULL AND session_id <> 'unknown' AND ts >= ? AND ts <= ?", ...w);
   const turns = num(db, "SELECT count(*) FROM events WHERE type = 'turn.stopped' AND ts >= ? AND ts <= ?", ...w);
   const toolRows = db
     .prepare("SELECT coalesce(tool_name, '(unknown)') AS tool, type, duration_ms FROM events WHERE type IN ('tool.executed', 'tool.failed') AND ts >= ? AND ts <= ?")
