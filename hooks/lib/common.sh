@@ -69,14 +69,14 @@ forge_fresh() {
 forge_ensure_dir() {
   local dir=$1
   forge_no_links "$dir" || return 1
+  # Only a folder made just now is checked again (a link could have been planted meanwhile).
   if [[ ! -d $dir ]]; then
-    mkdir -p -- "$dir" 2>/dev/null || return 1   # 0700: the hooks run under umask 077
+    mkdir -p -- "$dir" 2>/dev/null && forge_no_links "$dir" || return 1   # 0700: umask 077
   fi
-  [[ -d $dir && -w $dir ]] && forge_no_links "$dir"
+  [[ -d $dir && -w $dir ]]
 }
 
 forge_ensure_state() {
-  [[ -L $FORGE_STATE ]] && return 1
   forge_ensure_dir "$FORGE_STATE" || return 1
   if [[ ! -e $FORGE_STATE/.gitignore && ! -L $FORGE_STATE/.gitignore ]]; then
     rm -f -- "$FORGE_STATE/.gitignore.tmp-$$"

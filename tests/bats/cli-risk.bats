@@ -85,6 +85,7 @@ JSON
   [ "$status" -eq 0 ]
   sed 's/"score":1/"score":1.5/' "$SCRATCH/good.reflection.json" >"$SCRATCH/bad.reflection.json"
   echo 'not json' >"$SCRATCH/junk.reflection.json"
+  printf '{"schema":' >"$SCRATCH/.tmp-123-partial.reflection.json"
   run forge_reflect validate "$SCRATCH"
   [ "$status" -eq 1 ]
   [[ "$output" == *"bad.reflection.json: /risk/score must be <= 1 (maximum)"* ]]

@@ -225,3 +225,18 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   }
   return counts;
 }
+
+/**
+ * The event log of a state dir, opened and brought up to date: every command that reads the log
+ * drains the spool first, so nobody ever sees a stale log. The caller closes it.
+ */
+export function openDrainedLog(stateDir: string, options: Omit<DrainOptions, 'log'> = {}): EventLog {
+  const log = openEventLog(stateDir);
+  try {
+    drainSpool(stateDir, { ...options, log });
+  } catch (error) {
+    log.close();
+    throw error;
+  }
+  return log;
+}

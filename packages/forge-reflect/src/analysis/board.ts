@@ -15,6 +15,7 @@
  */
 import type { BadRow } from './corpus-rows.js';
 import type { Verdict } from './verdict.js';
+import { markdownOpening } from './report-markdown.js';
 
 export const BOARD_SHARE_KILL = 0.2;
 export const BOARD_KILL_CONDITION =
@@ -251,12 +252,7 @@ export function analyzeBoard(data: BoardData, windowMs: number): BoardReport {
 
 export function renderBoardMarkdown(r: BoardReport): string {
   const lines = [
-    '# P3: machine-detectable outcomes of completed tasks',
-    '',
-    `**Kill condition (pre-registered):** ${r.kill_condition}`,
-    '',
-    `**Verdict: ${r.verdict}** — ${r.reason}`,
-    '',
+    ...markdownOpening('P3: machine-detectable outcomes of completed tasks', r),
     `| completed | with an outcome | share | right | wrong | reopened | revert | linked bug | recorded outcome |`,
     '|---|---|---|---|---|---|---|---|---|',
     `| ${r.completed} | ${r.with_signal} | ${r.share === null ? 'n/a' : `${(r.share * 100).toFixed(1)}%`} | ${r.right} | ${r.wrong} | ${r.by_kind.reopened} | ${r.by_kind.revert} | ${r.by_kind.linked_bug} | ${r.by_kind.outcome} |`,

@@ -6,6 +6,7 @@ import { bootstrapAuc, type BootstrapResult } from './bootstrap.js';
 import { accuracy, brier, eceEqualMass, eceEqualWidth, lift, overconfidence, type Ece } from './calibration.js';
 import type { BadRow } from './corpus-rows.js';
 import { decide, killCondition, type Verdict, type VerdictRules } from './verdict.js';
+import { markdownOpening } from './report-markdown.js';
 
 export interface CalibrationOptions extends VerdictRules {
   high: number;
@@ -86,12 +87,7 @@ export function renderCalibrationMarkdown(r: CalibrationReport): string {
   const g = [r.overall, r.high];
   const row = (label: string, f: (m: GroupMetrics) => string) => `| ${label} | ${g.map(f).join(' | ')} |`;
   const lines = [
-    '# P1: calibration of self-reported confidence',
-    '',
-    `**Kill condition (pre-registered):** ${r.kill_condition}`,
-    '',
-    `**Verdict: ${r.verdict}** — ${r.reason}`,
-    '',
+    ...markdownOpening('P1: calibration of self-reported confidence', r),
     `| metric | overall | high (confidence >= ${r.options.high}) |`,
     '|---|---|---|',
     row('n (correct / wrong)', (m) => `${m.n} (${m.correct} / ${m.wrong})`),

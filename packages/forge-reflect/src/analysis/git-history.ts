@@ -7,6 +7,7 @@ import { commitKind, parseConventional, parseRevert, subjectOf } from './commit-
 import { classifyGate, GATES, type Gate } from './gates.js';
 import type { Commit } from './git-log.js';
 import type { Verdict } from './verdict.js';
+import { markdownOpening } from './report-markdown.js';
 
 export const SELF_SHARE_KILL = 0.1;
 export const MIN_SIGNALS = 10;
@@ -182,12 +183,7 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
 
 export function renderGitHistoryMarkdown(r: GitHistoryReport): string {
   const lines = [
-    '# P2: failure signals in git history, by the gate that would catch them',
-    '',
-    `**Kill condition (pre-registered):** ${r.kill_condition}`,
-    '',
-    `**Verdict: ${r.verdict}** — ${r.reason}`,
-    '',
+    ...markdownOpening('P2: failure signals in git history, by the gate that would catch them', r),
     `Commits read ${r.commits.read}, in range ${r.commits.in_range} (merges ${r.commits.merges}, roots ${r.commits.roots}, renames ${r.commits.renames}); fix rule: ${r.mode}.`,
     `Signals: ${r.signals.total} (${r.signals.reverts} reverts, ${r.signals.fixes} fixes).`,
     '',

@@ -1,8 +1,7 @@
 /** `forge-reflect bounce`: record a review, test or feedback check for a task and decide approve, bounce or escalate. */
 import type { FeedbackV1, ReviewResultV1, TestResultV1 } from '@forge-reflect/reflection-types';
-import { drainSpool } from '../drain.js';
+import { openDrainedLog } from '../drain.js';
 import { usageError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';
 import { writeAttemptFile } from '../loops/attempt-key.js';
@@ -44,11 +43,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const check = readCheck(args);
   const policy = readPolicy(args.policy);
   const stateDir = resolveStateDir();
-  const log = openEventLog(stateDir);
+  const log = openDrainedLog(stateDir);
   let output: Record<string, unknown>;
   let brief: string | undefined;
   try {
-    drainSpool(stateDir, { log });
     const history = taskHistory(log.db, task, check.phase);
     const decision = decide(check, history, policy);
     const recorded = recordCheck(log.db, task, check, decision, now);

@@ -15,6 +15,7 @@ import { UserError } from '../errors.js';
 import { openEventLog } from '../event-log.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { kitPath } from '../paths.js';
+import { isSidecarName } from '../sidecar-files.js';
 
 const CLI = kitPath('packages', 'forge-reflect', 'bin', 'forge-reflect.js');
 const VENDORED = '.claude/hooks/forge-reflect';
@@ -118,7 +119,7 @@ export async function run_(args: Record<string, unknown>): Promise<number> {
   const secretsInLog = (log.db.prepare("SELECT COUNT(*) AS n FROM events WHERE payload LIKE '%sk-ant-api03-DEMO%'").get() as { n: number }).n;
   log.close();
   const reflections = join(stateDir, 'reflections');
-  const sidecars = readdirSync(reflections).filter((n) => n.endsWith('.reflection.json')).sort();
+  const sidecars = readdirSync(reflections).filter(isSidecarName).sort();
   const sidecarPath = sidecars.length > 0 ? join(reflections, sidecars[sidecars.length - 1] as string) : null;
   const broken = played.filter((p) => !p.ok);
 

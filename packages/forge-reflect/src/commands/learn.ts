@@ -1,7 +1,6 @@
 /** `forge-reflect learn <action>`: keep learned patterns and move their confidence on feedback. */
-import { drainSpool } from '../drain.js';
+import { openDrainedLog } from '../drain.js';
 import { usageError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
 import { formatTable, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';
 import { resolveNow } from '../loops/clock.js';
@@ -68,11 +67,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (!(LEARNING_SOURCES as readonly string[]).includes(source)) throw usageError(`--source must be one of ${LEARNING_SOURCES.join(', ')}`);
   }
   const stateDir = resolveStateDir();
-  const log = openEventLog(stateDir);
+  const log = openDrainedLog(stateDir);
   let out: unknown;
   let text: string;
   try {
-    drainSpool(stateDir, { log });
     const db = log.db;
     const apply = (events: readonly LoopEvent[]) => insertLoopEvents(log, events, now);
     switch (action) {

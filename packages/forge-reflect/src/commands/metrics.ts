@@ -1,7 +1,6 @@
 /** `forge-reflect metrics`: the feedback-loop health of the last 7, 30 or 90 days; snapshots and trends. */
-import { drainSpool } from '../drain.js';
+import { openDrainedLog } from '../drain.js';
 import { usageError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
 import { formatTable, writeJson } from '../output.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -19,9 +18,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   if (!(METRIC_WINDOWS as readonly number[]).includes(days)) throw usageError(`--days must be one of ${METRIC_WINDOWS.join(', ')}`);
   const now = resolveNow(args);
   const stateDir = resolveStateDir();
-  const log = openEventLog(stateDir);
+  const log = openDrainedLog(stateDir);
   try {
-    drainSpool(stateDir, { log });
     indexSidecars(log.db, reportDirs(undefined, stateDir));
     if (args.trend) {
       const snapshots = latestSnapshots(log.db, TREND_SNAPSHOTS);

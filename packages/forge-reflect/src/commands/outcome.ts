@@ -1,7 +1,6 @@
 /** `forge-reflect outcome`: record what turned out true for a task (the labels calibration needs). */
-import { drainSpool } from '../drain.js';
+import { openDrainedLog } from '../drain.js';
 import { usageError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
 import { writeJson } from '../output.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -21,11 +20,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const at = args.at === undefined ? isoMicros(now) : parseTimeOption('at', args.at, now);
   const note = args.note === undefined ? null : String(args.note);
   const stateDir = resolveStateDir();
-  const log = openEventLog(stateDir);
+  const log = openDrainedLog(stateDir);
   let id: number;
   let known: boolean;
   try {
-    drainSpool(stateDir, { log });
     indexSidecars(log.db, reportDirs(undefined, stateDir));
     known = isKnownTask(log.db, task);
     const info = log.db

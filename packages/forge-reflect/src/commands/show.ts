@@ -4,9 +4,9 @@ import { UserError } from '../errors.js';
 import { printable } from '../output.js';
 import { redactText } from '../redact.js';
 import { recordFromText } from '../report/sidecar-record.js';
-import { SIDECAR_SUFFIX } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
 import { reportDirs } from './report.js';
+import { isSidecarName } from '../sidecar-files.js';
 
 /** A path as given, or the one sidecar in the report folders whose name starts with the id. */
 export function resolveSidecar(ref: string, dirs: readonly string[]): string {
@@ -19,7 +19,7 @@ export function resolveSidecar(ref: string, dirs: readonly string[]): string {
     } catch {
       continue;
     }
-    for (const name of names) if (name.endsWith(SIDECAR_SUFFIX) && name.startsWith(ref)) matches.push(join(dir, name));
+    for (const name of names) if (isSidecarName(name) && name.startsWith(ref)) matches.push(join(dir, name));
   }
   if (matches.length === 1) return matches[0] as string;
   if (matches.length === 0) throw new UserError(`no sidecar ${JSON.stringify(ref)}: give a file path or the start of a sidecar's name (see forge-reflect report)`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { schemaProblems, type SchemaProblem } from '../schema-validator.js';
+import { isSidecarName } from '../sidecar-files.js';
 
 export interface FileVerdict {
   file: string;
@@ -12,14 +13,12 @@ export interface FileVerdict {
   problems: SchemaProblem[];
 }
 
-const SIDECAR_SUFFIX = '.reflection.json';
-
 function sidecarsUnder(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) found.push(...sidecarsUnder(path));
-    else if (entry.isFile() && entry.name.endsWith(SIDECAR_SUFFIX)) found.push(path);
+    else if (entry.isFile() && isSidecarName(entry.name)) found.push(path);
   }
   return found;
 }

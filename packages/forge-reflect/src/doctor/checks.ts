@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { VENDORED_DIR } from '../install/settings-merge.js';
 import { SETTINGS_LOCAL, SETTINGS_SHARED, loadRegistration } from '../install/kit.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
+import { isSidecarName } from '../sidecar-files.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -177,7 +178,7 @@ export function checkLastSidecar(ctx: DoctorContext): Check {
   let newest = 0;
   try {
     for (const n of readdirSync(ctx.sidecarDir)) {
-      if (!n.endsWith('.reflection.json')) continue;
+      if (!isSidecarName(n)) continue;
       newest = Math.max(newest, statSync(join(ctx.sidecarDir, n)).mtimeMs);
     }
   } catch {

@@ -7,8 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Database } from '../event-log.js';
 import { recordFromText, type SidecarRecord } from './sidecar-record.js';
-
-export const SIDECAR_SUFFIX = '.reflection.json';
+import { isSidecarName } from '../sidecar-files.js';
 
 export interface IndexCounts {
   files: number;
@@ -42,7 +41,7 @@ function listSidecars(dir: string): Listed[] {
   }
   const out: Listed[] = [];
   for (const name of names) {
-    if (!name.endsWith(SIDECAR_SUFFIX) || name.startsWith('.')) continue;
+    if (!isSidecarName(name)) continue;
     const path = join(dir, name);
     try {
       const stats = statSync(path);
