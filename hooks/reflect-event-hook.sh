@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# reflect-event-hook.sh EVENT: spools one agent event (PostToolUse, PostToolUseFailure, SessionStart,
+# reflect-event-hook.sh [EVENT [RUNTIME]]: spools one agent event (PostToolUse, PostToolUseFailure, SessionStart,
 # SubagentStop, UserPromptSubmit, SessionEnd, PreCompact, Notification) for the SQLite event log.
 #
 # The kit's promise: with REFLECTION_MODE unset/off/unknown it does nothing at all; otherwise it
 # exits 0, prints nothing on stdout, never leaves a partial spool file, and never starts node.
-# On SessionStart it also records the session's base commit, so the Stop hook can list every file
-# the session changed, commits included.
+# RUNTIME (claude-code, codex, gemini) is the runtime the registration names; without EVENT the
+# payload's hook_event_name is used. On SessionStart it also records the session's start, base
+# commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
 
 case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'exit 0' EXIT
@@ -20,21 +21,36 @@ source "${BASH_SOURCE[0]%/*}/lib/common.sh" || exit 0
 
 event=${1:-}
 [[ $event =~ ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ ]] || event=''
+forge_runtime "${2:-}"
 
 forge_state_dir
 forge_ensure_state || exit 0
 forge_spool_open "$event" event-hook || exit 0
 
-if [[ $event == SessionStart && -n $FORGE_ROOT ]]; then
+# Without an event argument the payload names it (the drain reads it from there too).
+if [[ -z $event ]]; then
+  forge_payload_field "$FORGE_SPOOL_TMP" hook_event_name hookEventName
+  [[ $FORGE_FIELD =~ ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ ]] && event=$FORGE_FIELD
+fi
+
+# SessionStart: what the session starts from, recorded once per session (a runtime that fires it
+# again, e.g. Codex after a compaction, keeps the first record): the start time and base commit,
+# and a snapshot of the working tree (see lib/snapshot.sh) so the Stop hook blames the session
+# only for what it changed.
+if [[ $event == SessionStart ]]; then
   forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
   forge_safe_id "$FORGE_FIELD"
   sessions=$FORGE_STATE/sessions
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then
-    base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
-    if [[ $base =~ ^[0-9a-f]{40,64}$ ]]; then
-      rm -f -- "$sessions/.tmp-$$"
-      printf '%s\n' "$base" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
+    base=''
+    if [[ -n $FORGE_ROOT ]]; then
+      base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
+      [[ $base =~ ^[0-9a-f]{40,64}$ ]] || base=''
+      # shellcheck source=lib/snapshot.sh
+      source "${BASH_SOURCE[0]%/*}/lib/snapshot.sh" && forge_snapshot_take "$sessions/$FORGE_SAFE_ID.index"
     fi
+    rm -f -- "$sessions/.tmp-$$"
+    printf '%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
   fi
 fi
 

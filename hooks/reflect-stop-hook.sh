@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# reflect-stop-hook.sh: at the end of every agent turn (Stop), writes one reflection.v1 sidecar
+# reflect-stop-hook.sh [RUNTIME]: at the end of every agent turn (Stop), writes one reflection.v1 sidecar
 # (the agent's self-report merged with the mechanical risk floor of everything the session changed)
 # and spools the Stop and reflection.written events for the SQLite log.
 #
@@ -8,11 +8,14 @@
 # every file through a temp file and a rename, and degrades instead of failing: no git repo, no node,
 # a slow git or helper, a bad self-report all still give a valid sidecar with degraded=true.
 #
+# RUNTIME (claude-code, codex, gemini) is the runtime the registration names: the sidecar's agent
+# unless REFLECTION_AGENT is set.
+#
 # Environment: REFLECTION_MODE (off|solo|orchestrated), FORGE_DIR (state dir, default
 # <repo>/.forge), REFLECTION_DIR (sidecars, default $FORGE_DIR/reflections), REFLECTION_INPUT
 # (self-report, default $FORGE_DIR/reflection-input.json), REFLECTION_TASK_REF, REFLECTION_AGENT,
 # REFLECTION_ATTEMPT, REFLECTION_RISK_THRESHOLD, FORGE_REFLECT_CLI (the CLI used to drain the spool;
-# default: forge-reflect on PATH; `off`: none).
+# default: <project>/node_modules/.bin/forge-reflect, then forge-reflect on PATH; `off`: none).
 
 case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'forge_stop_cleanup 2>/dev/null; exit 0' EXIT
@@ -70,34 +73,28 @@ forge_take_lock() {
   printf '%s %s\n' "$$" "$((10#${FORGE_NOW_US:0:10}))" >"$path/owner"
 }
 
-# forge_count_attempts DIR SAFE_SESSION TASK_JSON: 1 + the sidecars of this session and task.
+# forge_count_attempts FILE: 1 + the sidecars already written for this session and task, kept as
+# a count in FILE (one small read, however long the session: no scan of earlier sidecars).
 forge_count_attempts() {
-  local dir=$1 safe=$2 task=$3 file text count=1
-  shopt -s nullglob
-  for file in "$dir"/*-"$safe"-*.reflection.json; do
-    text=''
-    IFS= read -r -d '' -n 8192 text <"$file"
-    [[ $text == *"\"task_ref\": $task"* || $text == *"\"task_ref\":$task"* ]] && count=$((count + 1))
-  done
-  shopt -u nullglob
-  FORGE_ATTEMPT=$count
+  local count=''
+  [[ -f $1 && ! -L $1 ]] && IFS= read -r count <"$1"
+  [[ $count =~ ^[0-9]{1,9}$ ]] || count=0
+  FORGE_ATTEMPT=$((10#$count + 1))
 }
 
 # forge_fallback_sidecar FILE: the sidecar in pure bash (risk from the generated twin of the risk
 # floor, no self-report: it cannot be checked without node). Always degraded.
 forge_fallback_sidecar() {
-  local out=$1 record path json_files='' first=1 threshold more=''
+  local out=$1 path json_files='' first=1 threshold more=''
   local -a files=()
   local -A seen=()
   if [[ $git_ok == 1 ]]; then
-    while IFS= read -r -d '' record; do
-      path=${record#*$'\t'}
-      path=${path#*$'\t'}
-      [[ $record == *$'\t'*$'\t'* && -n $path && -z ${seen[$path]:-} ]] || continue
+    while IFS= read -r -d '' path; do
+      [[ -n $path && -z ${seen[$path]:-} ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       seen[$path]=1
       files+=("$path")
-    done <"$work/numstat"
+    done <"$work/changed"
     while [[ -z $more ]] && IFS= read -r -d '' path; do
       [[ -n $path && -z ${seen[$path]:-} ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
@@ -117,7 +114,15 @@ forge_fallback_sidecar() {
     FORGE_RISK_SURFACE=none FORGE_RISK_SCORE=0 FORGE_RISK_NEEDS_REVIEW=false
     FORGE_RISK_REASON='risk floor unavailable: hooks/lib/risk-table.sh is missing'
   fi
-  [[ -n $more ]] && FORGE_RISK_REASON+="; bash fallback: only the first $FORGE_FALLBACK_MAX_FILES changed files were listed and classified, the rest were not (node was unavailable or too slow)"
+  [[ -n $listing_note ]] && FORGE_RISK_REASON+="; $listing_note"
+  # A floor that could not see every changed file cannot say "no review": it fails closed.
+  if [[ -n $more ]]; then
+    FORGE_RISK_NEEDS_REVIEW=true
+    FORGE_RISK_REASON+="; review: only the first $FORGE_FALLBACK_MAX_FILES changed files were classified (the bash fallback's cap; node was unavailable or too slow), the rest were not seen"
+  elif [[ $git_ok != 1 ]]; then
+    FORGE_RISK_NEEDS_REVIEW=true
+    FORGE_RISK_REASON+="; review: $blind_reason"
+  fi
   for path in "${files[@]}"; do
     forge_json_string "$path"
     if [[ -n $first ]]; then json_files+=$'\n    '"$FORGE_JSON"; first=''; else json_files+=$',\n    '"$FORGE_JSON"; fi
@@ -172,6 +177,7 @@ forge_sweep() {
   shopt -u nullglob
 }
 
+forge_runtime "${1:-}"
 forge_state_dir
 forge_ensure_state || exit 0
 forge_spool_open Stop stop-hook || exit 0
@@ -182,19 +188,39 @@ session_id=${FORGE_FIELD:0:256}
 session_id=${session_id:-unknown}
 forge_safe_id "$session_id"
 safe_session=$FORGE_SAFE_ID
+
+# The Stop event is spooled at once (a drain may take it any time after); the helper reads the
+# payload from a second link to the same file in the work folder.
+work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
+mkdir -m 0700 -- "$work" || work=''
+[[ -n $work ]] && { ln -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null || cp -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null; }
 forge_spool_commit
+[[ -n $work ]] || exit 0
 
 forge_take_lock "stop-$safe_session" || exit 0
 
 input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}
 forge_sweep "$FORGE_STATE"
-work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
-mkdir -m 0700 -- "$work" || exit 0
 
-# What git says: everything since the session's base commit (or HEAD), and untracked files.
-git_ok=0 repo='' branch='' head=''
+# What the session started from (lines: base commit, start time in µs), written at SessionStart.
+sessions=$FORGE_STATE/sessions
+recorded='' started_us=''
+if [[ -f $sessions/$safe_session.base && ! -L $sessions/$safe_session.base ]]; then
+  { IFS= read -r recorded; IFS= read -r started_us; } <"$sessions/$safe_session.base"
+fi
+[[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
+[[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
+
+# What git says the session changed. With the SessionStart snapshot: the work tree against it (a
+# copy of the snapshot index, so git may refresh its stat cache there), plus files new since then.
+# Without one: everything since the base commit (or HEAD), which may include earlier work.
+git_ok=0 repo='' branch='' head='' listing_note='' blind_reason=''
 git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
-if [[ -n $FORGE_ROOT ]] && command -v git >/dev/null 2>&1; then
+if [[ -z $FORGE_ROOT ]]; then
+  blind_reason='not inside a git work tree, so the changed files could not be listed'
+elif ! command -v git >/dev/null 2>&1; then
+  blind_reason='git is not installed, so the changed files could not be listed'
+else
   repo=${FORGE_ROOT%/}
   repo=${repo##*/}
   # One git call for the commit and the branch ("HEAD" when detached); an unborn branch has no
@@ -205,18 +231,26 @@ if [[ -n $FORGE_ROOT ]] && command -v git >/dev/null 2>&1; then
   [[ $head =~ ^[0-9a-f]{40,64}$ && $branch != "$head_and_branch" ]] || { head='' branch=''; }
   [[ $branch == HEAD ]] && branch=''
   [[ -n $head ]] || branch=$(forge_git symbolic-ref --short -q HEAD)
-  base=$head
-  if [[ -f $FORGE_STATE/sessions/$safe_session.base ]]; then
-    IFS= read -r recorded <"$FORGE_STATE/sessions/$safe_session.base"
-    [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] && base=$recorded
-  fi
-  # No commit yet: everything is measured against the empty tree.
-  [[ -n $base ]] || base=$(forge_git hash-object -t tree /dev/null)
-  if [[ -n $base ]] &&
-    { forge_git diff --numstat -z --no-renames "$base" -- >"$work/numstat" ||
-      { [[ -n $head && $base != "$head" ]] && forge_git diff --numstat -z --no-renames "$head" -- >"$work/numstat"; }; } &&
-    forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
+  snapshot=$sessions/$safe_session.index
+  if [[ -f $snapshot && ! -L $snapshot ]] && cp -- "$snapshot" "$work/index" 2>/dev/null &&
+    GIT_INDEX_FILE=$work/index forge_git diff --name-only -z --no-renames >"$work/changed" &&
+    GIT_INDEX_FILE=$work/index forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
     git_ok=1
+  elif [[ -z $git_dead ]]; then
+    base=${recorded:-$head}
+    # No commit yet: everything is measured against the empty tree.
+    [[ -n $base ]] || base=$(forge_git hash-object -t tree /dev/null)
+    if [[ -n $base ]] &&
+      { forge_git diff --name-only -z --no-renames "$base" -- >"$work/changed" ||
+        { [[ -n $head && $base != "$head" ]] && forge_git diff --name-only -z --no-renames "$head" -- >"$work/changed"; }; } &&
+      forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
+      git_ok=1
+      listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change since the base commit, including changes made before this session'
+    fi
+  fi
+  if [[ $git_ok != 1 ]]; then
+    blind_reason='git could not list the changed files'
+    [[ -n $git_dead ]] && blind_reason="git did not finish within the ${FORGE_GIT_BUDGET} s budget, so the changed files were not all listed"
   fi
 fi
 
@@ -232,7 +266,7 @@ fi
 task_ref=${task_ref:0:512}
 forge_json_string "$task_ref"
 task_json=$FORGE_JSON
-agent=${REFLECTION_AGENT:-unknown}
+agent=${REFLECTION_AGENT:-${FORGE_RUNTIME:-unknown}}
 forge_json_string "${agent:0:256}"
 agent_json=$FORGE_JSON
 forge_json_string "$session_id"
@@ -244,20 +278,20 @@ dir=${REFLECTION_DIR:-$FORGE_STATE/reflections}
 forge_ensure_dir "$dir" || exit 0
 
 # The attempt: REFLECTION_ATTEMPT when set; in orchestrated mode the count `forge-reflect bounce`
-# keeps for the task (bounces + 1); else 1 + the earlier sidecars of this session and task.
+# keeps for the task (bounces + 1); else 1 + the sidecars this session already wrote for the task.
+forge_task_key "$task_ref"
+forge_ensure_dir "$sessions" || exit 0
+count_file=$sessions/$safe_session.$FORGE_TASK_KEY.count
 attempt_file=''
-if [[ $REFLECTION_MODE == orchestrated ]]; then
-  forge_task_key "$task_ref"
-  attempt_file=$FORGE_STATE/attempts/$FORGE_TASK_KEY.attempt
-fi
+[[ $REFLECTION_MODE == orchestrated ]] && attempt_file=$FORGE_STATE/attempts/$FORGE_TASK_KEY.attempt
 recorded_attempt=''
 [[ -n $attempt_file && -f $attempt_file && ! -L $attempt_file ]] && IFS= read -r recorded_attempt <"$attempt_file"
+forge_count_attempts "$count_file"
+session_count=$FORGE_ATTEMPT
 if [[ ${REFLECTION_ATTEMPT:-} =~ ^[1-9][0-9]{0,8}$ ]]; then
   FORGE_ATTEMPT=$REFLECTION_ATTEMPT
 elif [[ $recorded_attempt =~ ^[1-9][0-9]{0,8}$ ]]; then
   FORGE_ATTEMPT=$recorded_attempt
-else
-  forge_count_attempts "$dir" "$safe_session" "$task_json"
 fi
 
 stamp=${FORGE_NOW_ISO//[-:]/}
@@ -268,10 +302,14 @@ sidecar_tmp="$dir/.tmp-$$-$name.json"
 sidecar="$dir/$name.reflection.json"
 forge_fresh "$sidecar_tmp" || exit 0
 
-# The self-report is taken first (moved into the work folder), so one written meanwhile waits for
-# the next turn instead of being half-read or merged twice.
+# The self-report file (second channel) is taken only when it is this session's or names none: it
+# is moved into the work folder first, so one written meanwhile waits for the next turn instead of
+# being half-read or merged twice. A file another session wrote is left for that session.
 if [[ -f $input ]] && forge_no_links "$input"; then
-  mv -f -- "$input" "$work/input.json" 2>/dev/null && input_taken=$work/input.json
+  forge_payload_field "$input" session_id
+  if [[ -z $FORGE_FIELD || $FORGE_FIELD == "$session_id" ]]; then
+    mv -f -- "$input" "$work/input.json" 2>/dev/null && input_taken=$work/input.json
+  fi
 fi
 
 helper=$here/lib/reflect-helper.mjs
@@ -281,53 +319,79 @@ if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
   # costs ~40 ms a start) and takes none of the user's NODE_OPTIONS (a --require there would run
   # inside the hook). Both are dropped in the command substitution's subshell only.
   status=$(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS
-    FORGE_H_OUT=$sidecar_tmp FORGE_H_NUMSTAT=$work/numstat FORGE_H_UNTRACKED=$work/untracked \
-    FORGE_H_GIT_OK=$git_ok FORGE_H_INPUT=$input_taken FORGE_H_SESSION_ID=$session_id FORGE_H_TASK_REF=$task_ref \
+    FORGE_H_OUT=$sidecar_tmp FORGE_H_CHANGED=$work/changed FORGE_H_UNTRACKED=$work/untracked \
+    FORGE_H_GIT_OK=$git_ok FORGE_H_LISTING_NOTE=$listing_note FORGE_H_BLIND=$blind_reason \
+    FORGE_H_INPUT=$input_taken FORGE_H_SESSION_START_US=$started_us \
+    FORGE_H_PAYLOAD=$work/payload FORGE_H_REJECTED_BLOCK=$work/block.txt \
+    FORGE_H_SESSION_ID=$session_id FORGE_H_TASK_REF=$task_ref \
     FORGE_H_AGENT=${agent:0:256} FORGE_H_REPO=${repo:-unknown} FORGE_H_TIMESTAMP=$FORGE_NOW_ISO \
     FORGE_H_MODE=$REFLECTION_MODE FORGE_H_ATTEMPT=$FORGE_ATTEMPT \
     forge_bounded "$FORGE_HELPER_SECONDS" node "$helper" </dev/null 2>/dev/null) || status=''
   [[ -s $sidecar_tmp ]] || status=''
 fi
+# The helper's status: `<ok|absent|invalid> <answer|file|none> [reason]`.
+source_used=none
 case "$status" in
-  ok*) [[ $git_ok == 1 ]] && degraded=false ;;
-  absent* | invalid*) ;;
+  ok* | absent* | invalid*)
+    read -r _ source_used _ <<<"$status"
+    [[ $status == ok* && $git_ok == 1 ]] && degraded=false
+    ;;
   *)
     rm -f -- "$sidecar_tmp"
     forge_fallback_sidecar "$sidecar_tmp" || exit 0
-    status="invalid not checked: the node helper was unavailable, failed or timed out"
-    [[ -n $input_taken ]] || status=absent
+    status="invalid file not checked: the node helper was unavailable, failed or timed out"
+    [[ -n $input_taken ]] || status='absent none'
     ;;
 esac
 
 forge_fresh "$sidecar" || exit 0
 mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
 sidecar_tmp=''
+rm -f -- "$count_file.tmp-$$"
+printf '%s\n' "$session_count" >"$count_file.tmp-$$" 2>/dev/null && mv -f -- "$count_file.tmp-$$" "$count_file"
 
-# The self-report is consumed: next to the sidecar it went into, or kept aside with the reason.
+# forge_reject FILE KIND REASON: keeps what could not be used in rejected-input/ as <name><KIND>
+# (.json: the self-report file; .answer.txt: a refused block of the final answer) beside
+# <name><KIND without its extension>.reason.
+forge_reject() {
+  local to=$FORGE_STATE/rejected-input/$name$2
+  forge_ensure_dir "$FORGE_STATE/rejected-input" && forge_fresh "${to%.*}.reason" && forge_fresh "$to" || return 1
+  printf '%s\n' "$3" >"${to%.*}.reason"
+  mv -f -- "$1" "$to"
+}
+# The status's reason: what follows `<status> <source> `.
+reason=${status#* }
+[[ $reason == *' '* ]] && reason=${reason#* } || reason=''
+[[ $source_used == answer ]] && file_reason='not used: the final answer carried its own reflection block' || file_reason=$reason
+# An answer block that was refused is kept with the reason.
+[[ $source_used == answer && $status == invalid* && -f $work/block.txt ]] && forge_reject "$work/block.txt" .answer.txt "$reason"
+# The self-report file is consumed: next to the sidecar it went into, or kept aside with the reason.
 if [[ -n $input_taken ]]; then
-  if [[ $status == ok* ]]; then
+  if [[ $source_used == file && $status == ok* ]]; then
     mv -f -- "$input_taken" "$dir/$name.input.json" && input_taken=''
-  elif forge_ensure_dir "$FORGE_STATE/rejected-input" && forge_fresh "$FORGE_STATE/rejected-input/$name.reason"; then
-    printf '%s\n' "${status#invalid }" >"$FORGE_STATE/rejected-input/$name.reason"
-    mv -f -- "$input_taken" "$FORGE_STATE/rejected-input/$name.json" && input_taken=''
+  else
+    forge_reject "$input_taken" .json "${file_reason:-not used}" && input_taken=''
   fi
 fi
 
 forge_json_string "$sidecar"
 forge_spool_write reflection.written stop-hook \
-  "{\"sidecar\":$FORGE_JSON,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\"}"
+  "{\"sidecar\":$FORGE_JSON,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
 
 # Drain the spool into SQLite when the kit's CLI is reachable, detached: the hook does not wait,
-# and the child holds none of the hook's output pipes.
-# FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect command drains instead).
+# and the child holds none of the hook's output pipes. The project's own CLI (a devDependency)
+# comes before one on PATH. FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect
+# command drains instead).
 cli=${FORGE_REFLECT_CLI:-}
+[[ -z $cli && -x $FORGE_PROJECT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_PROJECT/node_modules/.bin/forge-reflect
+[[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
 [[ -n $cli ]] || cli=$(command -v forge-reflect 2>/dev/null)
 [[ $cli == off ]] && cli=''
 if [[ -n $cli && -x $cli ]]; then
   if command -v setsid >/dev/null 2>&1; then
-    (cd "${FORGE_ROOT:-$PWD}" && FORGE_DIR=$FORGE_STATE setsid "$cli" ingest </dev/null >/dev/null 2>&1 &)
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE setsid "$cli" ingest </dev/null >/dev/null 2>&1 &)
   else
-    (cd "${FORGE_ROOT:-$PWD}" && FORGE_DIR=$FORGE_STATE "$cli" ingest </dev/null >/dev/null 2>&1 &)
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE "$cli" ingest </dev/null >/dev/null 2>&1 &)
   fi
 fi
 exit 0

@@ -22,11 +22,23 @@ forge_bounded() {
   fi
 }
 
-# forge_state_dir: sets FORGE_STATE (the state dir) and FORGE_ROOT (the git work tree root, or
-# empty outside one). $FORGE_DIR wins; else <root>/.forge; else $PWD/.forge. The root is found by
-# walking up to a `.git` entry (a folder, or a worktree's file), without forking git.
+# forge_state_dir: sets FORGE_STATE (the state dir), FORGE_PROJECT (the folder it belongs to) and
+# FORGE_ROOT (the git work tree root, or empty outside one). The project is FORGE_PROJECT_DIR (set
+# by a registration), else the runtime's project dir (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR),
+# else the git root above the working dir, else the working dir; the state dir is $FORGE_DIR, else
+# <project>/.forge. A runtime's project dir does not follow the agent's `cd`, so neither does the
+# state. The root is found by walking up to a `.git` entry (a folder, or a worktree's file),
+# without forking git.
 forge_state_dir() {
-  local dir=$PWD
+  local dir='' candidate
+  for candidate in "${FORGE_PROJECT_DIR:-}" "${CLAUDE_PROJECT_DIR:-}" "${GEMINI_PROJECT_DIR:-}"; do
+    if [[ $candidate == /* && -d $candidate ]]; then
+      dir=$candidate
+      break
+    fi
+  done
+  FORGE_PROJECT=${dir%/}
+  [[ -n $dir ]] || dir=$PWD
   FORGE_ROOT=''
   while [[ -n $dir ]]; do
     if [[ -e $dir/.git ]]; then
@@ -36,12 +48,21 @@ forge_state_dir() {
     dir=${dir%/*}
   done
   [[ -z $FORGE_ROOT && -e /.git ]] && FORGE_ROOT=/
+  [[ -n $FORGE_PROJECT ]] || FORGE_PROJECT=${FORGE_ROOT:-$PWD}
   if [[ -n ${FORGE_DIR:-} ]]; then
     FORGE_STATE=$FORGE_DIR
   else
-    FORGE_STATE=${FORGE_ROOT:-$PWD}
-    FORGE_STATE=${FORGE_STATE%/}/.forge
+    FORGE_STATE=${FORGE_PROJECT%/}/.forge
   fi
+}
+
+# forge_runtime NAME: sets FORGE_RUNTIME to the runtime a registration named (claude-code, codex,
+# gemini), or empty when it named none or something else.
+forge_runtime() {
+  case "${1:-}" in
+    claude-code | codex | gemini) FORGE_RUNTIME=$1 ;;
+    *) FORGE_RUNTIME='' ;;
+  esac
 }
 
 # forge_no_links PATH: neither PATH nor its parent is a symbolic link, nor is any folder between
@@ -158,8 +179,8 @@ forge_spool_open() {
   FORGE_SPOOL_TMP="$spool/.tmp-$FORGE_SPOOL_NAME"
   forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
-  printf '{"v":1,"source":"%s","event":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
-    "$source" "$event" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
+  printf '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
+    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
   # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is killed
   # loses it, while a head whose input ends (cat stopped) writes out all it read.
   forge_bounded "$FORGE_STDIN_SECONDS" cat | head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"

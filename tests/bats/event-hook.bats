@@ -92,21 +92,27 @@ envelope() {
   [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
 }
 
-@test "SessionStart records the base commit once; resume keeps it; no repo or no id records nothing" {
+@test "SessionStart records the base commit, start time and snapshot once; resume keeps them; no id records nothing" {
   hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
   assert_promise
   base_file="$REPO/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base"
-  [ "$(cat "$base_file")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+  [ "$(head -n 1 "$base_file")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+  [[ "$(sed -n 2p "$base_file")" =~ ^[0-9]{16}$ ]]
+  [ -f "${base_file%.base}.index" ]
   echo more >>"$REPO/README.md" && git -C "$REPO" commit -qam two
   hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
-  [ "$(cat "$base_file")" = "$(git -C "$REPO" rev-parse HEAD~1)" ]
+  [ "$(head -n 1 "$base_file")" = "$(git -C "$REPO" rev-parse HEAD~1)" ]
   printf '{"hook_event_name":"SessionStart"}' | hook_run "$REPO" bash "$EVENT_HOOK" SessionStart
-  [ "$(find "$REPO/.forge/sessions" -type f | wc -l)" -eq 1 ]
+  [ "$(find "$REPO/.forge/sessions" -type f | wc -l)" -eq 2 ]
+  # The user's index is untouched by the snapshot.
+  [ -z "$(git -C "$REPO" diff --cached --name-only)" ]
   plain="$BATS_TEST_TMPDIR/plain"
   mkdir -p "$plain"
   hook_run "$plain" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
   assert_promise
-  [ ! -e "$plain/.forge/sessions" ]
+  # Outside a repo: the start time only (no base, no snapshot).
+  [ -z "$(head -n 1 "$plain/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base")" ]
+  [ ! -e "$plain/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.index" ]
   [ "$(spool_files "$plain/.forge/spool" | wc -l)" -eq 1 ]
 }
 

@@ -90,20 +90,26 @@ JSON
   [ ! -e "$REPO/.forge/reflection-input.json" ]
 }
 
-@test "a self-report written for another session is refused, and REFLECTION_INPUT moves the file" {
+@test "a self-report written for another session is neither merged nor taken: it waits for its own session" {
   export REFLECTION_INPUT="$BATS_TEST_TMPDIR/self report.json"
   echo '{"confidence":0.9,"most_likely_wrong":{"surface":"none","description":"x"},"known_not_in_diff":null,"session_id":"other"}' >"$REFLECTION_INPUT"
   stop
   assert_promise
   [ "$(jget "$(last_sidecar)" confidence)" = null ]
-  [[ "$(cat "$REPO"/.forge/rejected-input/*.reason)" == *"session other"* ]]
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  [ -f "$REFLECTION_INPUT" ]
+  [ ! -e "$REPO/.forge/rejected-input" ]
+  # The same file, once it names this session, is merged by this session's next Stop.
+  sed -i 's/"other"/"7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34"/' "$REFLECTION_INPUT"
+  stop
+  [ "$(jget "$(last_sidecar)" confidence)" = 0.9 ]
   [ ! -e "$REFLECTION_INPUT" ]
 }
 
 @test "files_changed is what git says since the session's base: commits, staged, unstaged, untracked, both sides of a rename" {
   hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
   assert_promise
-  [ "$(cat "$REPO/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base")" = "$BASE" ]
+  [ "$(head -n 1 "$REPO/.forge/sessions/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.base")" = "$BASE" ]
   cd "$REPO"
   printf 'ignored.log\n' >.gitignore && git add .gitignore && git commit -qm 'ignore logs'
   mkdir -p db src/auth docs && echo 'create table t (id int);' >db/001_init.sql

@@ -50,3 +50,7 @@ path_without_node() {
   done
   printf '%s' "$bin"
 }
+
+# A session of the runtime running the tests (e.g. a developer inside Claude Code) must not steer
+# the hooks under test: its project dir and session id are dropped.
+unset CLAUDE_PROJECT_DIR GEMINI_PROJECT_DIR FORGE_PROJECT_DIR CLAUDE_CODE_SESSION_ID

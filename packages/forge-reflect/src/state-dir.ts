@@ -1,14 +1,18 @@
 /**
- * Where forge-reflect keeps its state (spool, event log, sidecars, config): `$FORGE_DIR`, else
- * `<git toplevel of the cwd>/.forge`, else `<cwd>/.forge`. The folder is created 0700 with a
- * `.gitignore` of `*`, so nothing in it is ever committed by accident.
+ * Where forge-reflect keeps its state (spool, event log, sidecars, config), the same rule as the
+ * hooks' (hooks/lib/common.sh): `$FORGE_DIR`, else `<project>/.forge` where the project is
+ * `$FORGE_PROJECT_DIR`, `$CLAUDE_PROJECT_DIR` or `$GEMINI_PROJECT_DIR` (the runtime's project
+ * folder, which does not follow an agent's `cd`), else the git toplevel of the cwd, else the cwd.
+ * The folder is created 0700 with a `.gitignore` of `*`, so nothing in it is ever committed.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
 
 export const STATE_DIR_NAME = '.forge';
+/** Variables naming the project folder, in the order they are tried. */
+export const PROJECT_DIR_VARIABLES = ['FORGE_PROJECT_DIR', 'CLAUDE_PROJECT_DIR', 'GEMINI_PROJECT_DIR'] as const;
 
 export interface StateDirInput {
   env?: NodeJS.ProcessEnv;
@@ -36,8 +40,24 @@ export function resolveStateDir(input: StateDirInput = {}): string {
   const cwd = input.cwd ?? process.cwd();
   const fromEnv = env.FORGE_DIR;
   if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);
+  const project = projectDirFromEnv(env);
+  if (project !== undefined) return join(project, STATE_DIR_NAME);
   const top = (input.gitToplevel ?? gitToplevel)(cwd);
   return join(top ?? resolve(cwd), STATE_DIR_NAME);
+}
+
+/** The first of PROJECT_DIR_VARIABLES that names an existing absolute folder. */
+export function projectDirFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of PROJECT_DIR_VARIABLES) {
+    const value = env[name];
+    if (value === undefined || !isAbsolute(value)) continue;
+    try {
+      if (statSync(value).isDirectory()) return resolve(value);
+    } catch {
+      // not a folder: try the next
+    }
+  }
+  return undefined;
 }
 
 export function spoolDirOf(stateDir: string): string {

@@ -22,7 +22,7 @@ const bomb = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
 function facts(text: string | null) {
   return {
-    numstat: '',
+    changed: '',
     untracked: 'src/a.ts\0',
     selfReport: text === null ? ({ kind: 'absent' } as const) : ({ kind: 'text', text } as const),
     sessionId: 's1',

@@ -88,7 +88,7 @@ describe('mergeRegistration', () => {
     // Existing events keep their place; new ones come after them, in canonical order.
     expect(Object.keys(hooks)).toEqual(['Stop', 'PostToolUse', 'PreToolUse', ...EVENTS.filter((e) => !['Stop', 'PostToolUse'].includes(e))]);
     expect(hooks.Stop?.[0]).toEqual((userSettings().hooks as Record<string, JsonObject[]>).Stop?.[0]);
-    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual(['"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh']);
+    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual(['"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code']);
     expect(hooks.PostToolUse?.slice(0, 2)).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PostToolUse);
     expect(hooks.PostToolUse).toHaveLength(3);
     expect(hooks.PreToolUse).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PreToolUse);
@@ -106,7 +106,7 @@ describe('mergeRegistration', () => {
   });
 
   it('does not add a group whose command is already there, even with another timeout', () => {
-    const stop = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh';
+    const stop = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code';
     const settings: JsonObject = { hooks: { Stop: [{ hooks: [{ type: 'command', command: stop, timeout: 99 }] }] } };
     const merged = mergeRegistration(settings, registration);
     expect((merged.settings.hooks as Record<string, unknown[]>).Stop).toHaveLength(1);

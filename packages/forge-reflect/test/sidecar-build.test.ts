@@ -4,7 +4,7 @@ import { reflectionV1Schema } from '@forge-reflect/reflection-types';
 import { buildSidecar, type SidecarFacts } from '../src/sidecar/build.js';
 
 const facts = (selfReport: object): SidecarFacts => ({
-  numstat: '3\t1\tsrc/auth/token.ts\0',
+  changed: 'src/auth/token.ts\0',
   untracked: 'notes.md\0',
   selfReport: { kind: 'text', text: JSON.stringify(selfReport) },
   sessionId: 's1',
@@ -32,11 +32,26 @@ describe('buildSidecar', () => {
     expect(reflectionV1Schema.safeParse(built.sidecar).success).toBe(true);
   });
 
-  it('takes files and line counts from git and the risk from the floor', () => {
+  it('takes files from git and the risk from the floor', () => {
     const built = buildSidecar(facts({ confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null }));
     expect(built.sidecar.files_changed).toEqual(['notes.md', 'src/auth/token.ts']);
-    expect([built.insertions, built.deletions]).toEqual([3, 1]);
     expect(built.sidecar.risk.surface).toBe('auth');
     expect(built.sidecar.risk.needs_review).toBe(true);
+  });
+
+  it('fails closed when the changed files could not be listed: review, with the reason', () => {
+    const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
+    const built = buildSidecar({ ...facts(report), changed: null, untracked: null, blindReason: 'git did not finish within the 12 s budget' });
+    expect(built.sidecar.files_changed).toEqual([]);
+    expect(built.sidecar.risk.needs_review).toBe(true);
+    expect(built.sidecar.risk.reason).toContain('review: git did not finish within the 12 s budget');
+    expect(built.sidecar.provenance.degraded).toBe(true);
+  });
+
+  it('says in risk.reason when the list may hold changes made before the session', () => {
+    const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
+    const built = buildSidecar({ ...facts(report), changed: 'docs/a.md\0', untracked: '', listingNote: 'no working-tree snapshot from SessionStart' });
+    expect(built.sidecar.risk.needs_review).toBe(false);
+    expect(built.sidecar.risk.reason).toMatch(/; no working-tree snapshot from SessionStart$/);
   });
 });

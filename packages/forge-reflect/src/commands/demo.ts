@@ -1,9 +1,9 @@
 /**
  * `forge-reflect demo`: the whole kit on an embedded default. In a throwaway git repo it installs
  * the kit with `forge-reflect install`, plays a scripted agent session of realistic payloads through
- * the vendored hooks with REFLECTION_MODE=solo (the agent's self-report written with
- * `forge-reflect self-report`, as an agent would), drains the spool, and prints the report and the
- * events it produced, and where the files are. It needs nothing but the install.
+ * the vendored hooks with REFLECTION_MODE=solo (the agent's self-report is the `reflection` block
+ * of its final answer, as the /reflect instructions ask), drains the spool, and prints the report
+ * and the events it produced, and where the files are. It needs nothing but the install.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ function hookEnv(repo: string): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(REFLECTION_|FORGE_)/.test(key)) env[key] = value;
   }
-  return { ...env, REFLECTION_MODE: 'solo', REFLECTION_AGENT: 'claude-code', CLAUDE_PROJECT_DIR: repo, NO_COLOR: '1' };
+  return { ...env, REFLECTION_MODE: 'solo', CLAUDE_PROJECT_DIR: repo, NO_COLOR: '1' };
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string) {
@@ -67,13 +67,9 @@ function play(step: DemoStep, repo: string, env: NodeJS.ProcessEnv): Played {
     mkdirSync(dirname(join(repo, path)), { recursive: true });
     writeFileSync(join(repo, path), content);
   }
-  if (step.selfReport) {
-    const r = run(process.execPath, [CLI, 'self-report', '--confidence', String(step.selfReport.confidence), '--surface', step.selfReport.surface,
-      '--wrong', step.selfReport.wrong, '--not-in-diff', step.selfReport.notInDiff, '--session', DEMO_SESSION_ID], repo, env);
-    if (r.status !== 0) throw new UserError(`demo: self-report failed (${r.stderr.trim()})`);
-  }
+  // As the registration runs them: the event, then the runtime.
   const hook = step.event === 'Stop' ? 'reflect-stop-hook.sh' : 'reflect-event-hook.sh';
-  const args = step.event === 'Stop' ? [] : [step.event];
+  const args = step.event === 'Stop' ? ['claude-code'] : [step.event, 'claude-code'];
   const r = run('bash', [join(repo, VENDORED, hook), ...args], repo, env, JSON.stringify(step.payload));
   // The hook's promise: exit 0 and an empty stdout, always.
   return { step: step.say, event: step.event, ok: r.status === 0 && r.stdout === '' };
@@ -104,7 +100,7 @@ export async function run_(args: Record<string, unknown>): Promise<number> {
   gitIn(repo, repoEnv)('add', '-A');
   gitIn(repo, repoEnv)('commit', '-q', '-m', 'vendor forge-reflect');
   say(`install  forge-reflect install --repo ${repo}: hooks in ${VENDORED}/, registered in .claude/settings.json (committed)`);
-  say(`mode     REFLECTION_MODE=solo REFLECTION_AGENT=claude-code\n`);
+  say(`mode     REFLECTION_MODE=solo (the registration tells the hooks their runtime: claude-code)\n`);
 
   const played: Played[] = [];
   for (const step of demoSession(repo, join(repo, '.demo-transcript.jsonl'))) {
@@ -147,7 +143,7 @@ export async function run_(args: Record<string, unknown>): Promise<number> {
     say(`  event log   ${join(stateDir, 'events.db')}`);
     say(`  hooks       ${join(repo, VENDORED)}/`);
     say(`  settings    ${join(repo, '.claude', 'settings.json')}`);
-    say(`\nLook around: cd ${repo} && npx forge-reflect report --format markdown`);
+    say(`\nLook around: cd ${repo} && ${process.execPath} ${CLI} report --format markdown`);
     say(`Remove it:   rm -rf ${repo}`);
   }
   if (broken.length > 0 || sidecarPath === null) {

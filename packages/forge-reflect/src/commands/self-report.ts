@@ -28,7 +28,7 @@ function single(args: Record<string, unknown>, key: string, flag: string): strin
 }
 
 /** The self-report from the command's options; a usage error (exit 2) names what is allowed. */
-export function selfReportFromArgs(args: Record<string, unknown>): SelfReportInputDto {
+export function selfReportFromArgs(args: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): SelfReportInputDto {
   const confidenceText = (single(args, 'confidence', '--confidence') ?? '').trim();
   if (!DECIMAL.test(confidenceText)) {
     throw usageError(`--confidence ${JSON.stringify(confidenceText)} is not a number from 0 to 1; give e.g. --confidence 0.7 (0: surely wrong, 1: surely right)`);
@@ -37,8 +37,11 @@ export function selfReportFromArgs(args: Record<string, unknown>): SelfReportInp
   const wrong = (single(args, 'wrong', '--wrong') ?? '').trim();
   if (wrong === '') throw usageError('--wrong is empty; say in one sentence the single most likely way the work is wrong');
   const notInDiff = single(args, 'notInDiff', '--not-in-diff')?.trim();
-  const session = single(args, 'session', '--session')?.trim();
-  if (session === '') throw usageError('--session is empty; pass the session id, or leave the option out');
+  const flagged = single(args, 'session', '--session')?.trim();
+  if (flagged === '') throw usageError('--session is empty; pass the session id, or leave the option out');
+  // The report belongs to the session that wrote it: Claude Code sets its id inside the Bash tool.
+  const fromEnv = env.CLAUDE_CODE_SESSION_ID?.trim();
+  const session = flagged ?? (fromEnv ? fromEnv : undefined);
 
   const candidate = {
     confidence: Number(confidenceText),
@@ -100,6 +103,9 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     mode === 'solo' || mode === 'orchestrated'
       ? []
       : [`REFLECTION_MODE is ${mode ? JSON.stringify(mode) : 'unset'} here; the Stop hook reads the file only when it is solo or orchestrated`];
+  if (report.session_id === undefined) {
+    warnings.push('no session id (pass --session ID): the Stop hook refuses this file as stale if it is older than the session it ends');
+  }
   if (args.json) {
     writeJson({ file: path, replaced, report, warnings });
   } else {

@@ -11,9 +11,17 @@ export interface DemoStep {
   payload: Record<string, unknown>;
   /** Files to write (repo-relative path → content) before the hook fires. */
   writes?: Record<string, string>;
-  /** A self-report to leave for the Stop hook before it fires. */
-  selfReport?: { confidence: number; surface: string; wrong: string; notInDiff: string };
 }
+
+/** The agent's self-report, as the last block of its final answer (a `reflection` fence). */
+export const DEMO_SELF_REPORT = {
+  confidence: 0.7,
+  most_likely_wrong: {
+    surface: 'auth',
+    description: 'refreshIfNeeded keeps the old token object when it is not expired; callers that mutate it share state',
+  },
+  known_not_in_diff: 'the refresh endpoint on the server still issues one-hour tokens; nothing here changes that',
+};
 
 export const DEMO_SESSION_ID = '5d1c0e7a-2b9f-4c3e-8a61-7f0d9e2b4c18';
 
@@ -125,20 +133,16 @@ export function demoSession(repo: string, transcript: string): DemoStep[] {
       },
     },
     {
-      say: 'the agent reports on its own work and the turn ends',
+      say: 'the turn ends; the final answer carries the self-report',
       event: 'Stop',
-      selfReport: {
-        confidence: 0.7,
-        surface: 'auth',
-        wrong: 'refreshIfNeeded keeps the old token object when it is not expired; callers that mutate it share state',
-        notInDiff: 'the refresh endpoint on the server still issues one-hour tokens; nothing here changes that',
-      },
       payload: {
         ...common,
         permission_mode: 'acceptEdits',
         hook_event_name: 'Stop',
         stop_hook_active: false,
-        last_assistant_message: 'Token refresh is in src/auth/token.ts with a test; npm test passes.',
+        last_assistant_message:
+          'Token refresh is in src/auth/token.ts with a test; npm test passes.\n\n```reflection\n' +
+          `${JSON.stringify(DEMO_SELF_REPORT)}\n\`\`\`\n`,
       },
     },
   ];

@@ -1,6 +1,7 @@
 /**
  * Builds a reflection.v1 sidecar from what the Stop hook gathered: git's lists of changed files,
- * the optional self-report text, and the ids. Pure: no IO, no clock, no environment.
+ * the self-report (the final answer's block or the file, already chosen), and the ids. Pure: no
+ * IO, no clock, no environment.
  */
 import {
   reflectionV1Schema,
@@ -13,11 +14,15 @@ import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
 import { redactText } from '../redact.js';
 
 export interface SidecarFacts {
-  /** `git diff --numstat -z --no-renames <base>` output, or null when git failed or there is no repo. */
-  numstat: string | null;
+  /** `git diff --name-only -z --no-renames` output (against the snapshot or the base), or null when git failed or there is no repo. */
+  changed: string | null;
   /** `git ls-files --others --exclude-standard -z` output, or null when git failed. */
   untracked: string | null;
-  /** The self-report file as read: absent, its text, or why it could not be read. */
+  /** Why the list may hold more than the session's own changes (no snapshot), added to risk.reason. */
+  listingNote?: string;
+  /** Why the changed files could not be listed; the floor then fails closed (needs_review). */
+  blindReason?: string;
+  /** The self-report as read (the final answer's block or the file): absent, its text, or why it cannot be used. */
   selfReport: SelfReportFile;
   sessionId: string;
   taskRef: string;
@@ -38,35 +43,13 @@ export interface BuiltSidecar {
   selfReport: SelfReportStatus;
   /** Why the self-report was refused, when it was. */
   selfReportReason?: string;
-  insertions: number;
-  deletions: number;
 }
 
-export interface ChangedFiles {
-  files: string[];
-  insertions: number;
-  deletions: number;
-}
-
-/** Tracked changes (numstat) and untracked files, as one sorted list without repeats. */
-export function parseChangedFiles(numstat: string, untracked: string): ChangedFiles {
+/** Changed and untracked files (NUL-separated lists), as one sorted list without repeats. */
+export function parseChangedFiles(changed: string, untracked: string): string[] {
   const files = new Set<string>();
-  let insertions = 0;
-  let deletions = 0;
-  for (const record of numstat.split('\0')) {
-    if (record === '') continue;
-    const first = record.indexOf('\t');
-    const second = record.indexOf('\t', first + 1);
-    if (first < 0 || second < 0) continue;
-    const added = Number(record.slice(0, first));
-    const removed = Number(record.slice(first + 1, second));
-    if (Number.isInteger(added)) insertions += added;
-    if (Number.isInteger(removed)) deletions += removed;
-    const path = record.slice(second + 1).replace(/^\n/, '');
-    if (path !== '') files.add(path);
-  }
-  for (const path of untracked.split('\0')) if (path !== '') files.add(path);
-  return { files: [...files].sort(), insertions, deletions };
+  for (const list of [changed, untracked]) for (const path of list.split('\0')) if (path !== '') files.add(path);
+  return [...files].sort();
 }
 
 /** Longest self-report string kept (UTF-16 code units); a longer one is cut and marked. */
@@ -140,12 +123,16 @@ function readSelfReport(
 }
 
 export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
-  const gitOk = facts.numstat !== null && facts.untracked !== null;
-  const changed = parseChangedFiles(facts.numstat ?? '', facts.untracked ?? '');
-  const risk = evaluateRiskFloor(
-    { filesChanged: changed.files, insertions: changed.insertions, deletions: changed.deletions },
-    { threshold: facts.threshold },
-  );
+  const gitOk = facts.changed !== null && facts.untracked !== null;
+  const files = parseChangedFiles(facts.changed ?? '', facts.untracked ?? '');
+  const floor = evaluateRiskFloor({ filesChanged: files }, { threshold: facts.threshold });
+  const risk = { ...floor };
+  if (gitOk && facts.listingNote) risk.reason += `; ${cleanText(facts.listingNote, 500)}`;
+  // A floor that could not see what changed cannot say "no review": it fails closed.
+  if (!gitOk) {
+    risk.needs_review = true;
+    risk.reason += `; review: ${cleanText(facts.blindReason || 'the changed files could not be listed', 500)}`;
+  }
   const report = readSelfReport(facts.selfReport, facts.sessionId);
   const sidecar: ReflectionV1Dto = reflectionV1Schema.parse({
     schema: 'reflection.v1',
@@ -158,7 +145,7 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
     most_likely_wrong: report.value?.most_likely_wrong ?? null,
     known_not_in_diff: report.value?.known_not_in_diff ?? null,
     risk,
-    files_changed: changed.files,
+    files_changed: files,
     provenance: {
       source: 'stop-hook',
       reflection_attempt: facts.attempt,
@@ -170,7 +157,5 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
     sidecar,
     selfReport: report.status,
     ...(report.reason === undefined ? {} : { selfReportReason: report.reason }),
-    insertions: changed.insertions,
-    deletions: changed.deletions,
   };
 }

@@ -1,0 +1,107 @@
+/**
+ * The self-report that travels with the turn: the agent's final answer ends with a fenced block
+ * whose info string is `reflection`, holding a reflection-input.v1 JSON object. This module finds
+ * that block in the Stop payload (Claude Code and Codex: `last_assistant_message`; Gemini CLI:
+ * `prompt_response`) or, when the payload has no answer, in the tail of the runtime's JSON Lines
+ * transcript. Pure: text in, text out.
+ */
+
+export type AnswerBlock =
+  | { kind: 'none' }
+  | { kind: 'block'; text: string }
+  /** A `reflection` fence was opened but never closed: the answer was cut or malformed. */
+  | { kind: 'unterminated'; text: string };
+
+/** Payload fields that hold the final answer, in the order they are tried. */
+export const ANSWER_FIELDS = ['last_assistant_message', 'prompt_response'] as const;
+
+const OPENING = /^[ \t]{0,3}(`{3,}|~{3,})[ \t]*reflection[ \t]*$/;
+
+/** The last ```reflection block of `answer` (its body, without the fences). */
+export function lastReflectionBlock(answer: string): AnswerBlock {
+  const lines = answer.split(/\r?\n/);
+  let found: AnswerBlock = { kind: 'none' };
+  for (let i = 0; i < lines.length; i++) {
+    const open = OPENING.exec(lines[i] ?? '');
+    if (!open) continue;
+    const fence = open[1] ?? '```';
+    const closing = new RegExp(`^[ \\t]{0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`);
+    let end = -1;
+    for (let j = i + 1; j < lines.length; j++) {
+      if (closing.test(lines[j] ?? '')) {
+        end = j;
+        break;
+      }
+    }
+    if (end < 0) return { kind: 'unterminated', text: lines.slice(i + 1).join('\n') };
+    found = { kind: 'block', text: lines.slice(i + 1, end).join('\n') };
+    i = end;
+  }
+  return found;
+}
+
+/** The final answer a Stop payload carries, or null (not JSON, no such field, not a string). */
+export function answerFromPayload(payload: string): string | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  for (const field of ANSWER_FIELDS) {
+    const value = (raw as Record<string, unknown>)[field];
+    if (typeof value === 'string') return value;
+  }
+  return null;
+}
+
+const ASSISTANT_MARKS = new Set(['assistant', 'model', 'gemini']);
+
+/**
+ * The last assistant text in a transcript tail that holds a `reflection` fence, or null. Every
+ * complete JSON line is read; a string counts when an object around it is marked as the assistant's
+ * (`role` or `type` of assistant, model or gemini: the three runtimes' transcripts), so a user
+ * prompt or an instruction quoting an example block never counts. The first line of a tail is
+ * usually cut and is skipped when it does not parse.
+ */
+export function answerFromTranscriptTail(tail: string): string | null {
+  const lines = tail.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]?.trim();
+    if (!line || !line.includes('reflection')) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const texts: string[] = [];
+    collectAssistantTexts(raw, false, texts, 0);
+    for (let k = texts.length - 1; k >= 0; k--) {
+      const text = texts[k] as string;
+      if (lastReflectionBlock(text).kind !== 'none') return text;
+    }
+  }
+  return null;
+}
+
+function collectAssistantTexts(value: unknown, assistant: boolean, out: string[], depth: number): void {
+  if (depth > 12) return;
+  if (typeof value === 'string') {
+    if (assistant) out.push(value);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectAssistantTexts(item, assistant, out, depth + 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const mark = (v: unknown) => typeof v === 'string' && ASSISTANT_MARKS.has(v);
+  const here = assistant || mark(record.role) || mark(record.type);
+  for (const [key, item] of Object.entries(record)) {
+    if (key === 'role' || key === 'type') continue;
+    collectAssistantTexts(item, here, out, depth + 1);
+  }
+}
