@@ -211,3 +211,23 @@ stop_with() {
   [ -e "$REPO/.forge/sessions/recent-session.index" ]
   [ -e "$REPO/.forge/sessions/$SESSION.index" ]
 }
+
+@test "the bash fallback lists the same files as the node helper, with and without a snapshot" {
+  echo 'user edit' >>"$REPO/README.md"
+  printf 'a\n' >"$REPO/old name.txt" && git -C "$REPO" add "old name.txt" && git -C "$REPO" commit -qm old
+  for snapshot in yes no; do
+    rm -rf "$REPO/.forge"
+    [ $snapshot = yes ] && session_start
+    git -C "$REPO" mv "old name.txt" "new name.txt"
+    mkdir -p "$REPO/src/auth" && echo x >"$REPO/src/auth/ü ñ.ts"
+    echo staged >"$REPO/staged.md" && git -C "$REPO" add staged.md
+    stop_with "$(stop_payload finished)"
+    with_node=$(jget "$(last_sidecar)" files_changed)
+    PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+    assert_promise
+    [ "$(jget "$(last_sidecar)" files_changed)" = "$with_node" ]
+    [[ "$with_node" == *'"new name.txt"'* && "$with_node" == *'"old name.txt"'* && "$with_node" == *'"staged.md"'* ]]
+    if [ $snapshot = yes ]; then [[ "$with_node" != *README.md* ]]; else [[ "$with_node" == *README.md* ]]; fi
+    git -C "$REPO" reset -q --hard && git -C "$REPO" clean -qfd && echo 'user edit' >>"$REPO/README.md"
+  done
+}
