@@ -242,7 +242,7 @@ else
   # else against the user's index (no snapshot: HEAD plus uncommitted changes, and the commits made
   # since the recorded base). --no-optional-locks: never take the user's index.lock.
   snapshot=$sessions/$safe_session.index
-  status_base=head
+  status_base='head'
   [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
   if if [[ $status_base == snapshot ]]; then
     GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --untracked-files=all --no-renames >"$work/status"
