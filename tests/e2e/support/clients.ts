@@ -1,0 +1,42 @@
+/**
+ * The real clients the suite drives, pinned, installed once into a cache outside the project's
+ * node_modules ($FORGE_E2E_CACHE, else $XDG_CACHE_HOME/forge-reflect/e2e, else ~/.cache/…) and
+ * reused. Installing needs the npm registry once; a client that cannot be installed fails the
+ * suite, it is never skipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLIENTS = {
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
+  codex: { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+} as const;
+
+export type ClientName = keyof typeof CLIENTS;
+
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FORGE_E2E_CACHE) return env.FORGE_E2E_CACHE;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forge-reflect', 'e2e');
+}
+
+/** The client's folder in the cache: `<cache>/<pkg with / as +>@<version>`. */
+export function clientDir(name: ClientName): string {
+  const { pkg, version } = CLIENTS[name];
+  return join(cacheDir(), `${pkg.replace('/', '+')}@${version}`);
+}
+
+/** The client's executable, installed first when it is not in the cache. */
+export function ensureClient(name: ClientName): string {
+  const { pkg, version, bin } = CLIENTS[name];
+  const dir = clientDir(name);
+  const path = join(dir, 'node_modules', '.bin', bin);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+    if (!existsSync(path)) throw new Error(`${pkg}@${version} installed into ${dir} but ${path} is missing`);
+  }
+  return path;
+}
