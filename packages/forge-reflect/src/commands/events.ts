@@ -2,7 +2,7 @@ import { drainSpool } from '../drain.js';
 import { UserError, usageError } from '../errors.js';
 import { isBusyError, openEventLog, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
 import { formatTable, painter, useColour } from '../output.js';
-import { EVENT_TYPES, type EventType } from '../runtime-shapes.js';
+import { EVENT_TYPES, RUNTIMES, type EventType } from '../runtime-shapes.js';
 import { LOOP_EVENT_TYPES } from '../loops/loop-events.js';
 
 /** Every type a log row can have: the hooks' and the feedback loops'. */
@@ -34,6 +34,11 @@ export function filterFromArgs(args: Record<string, unknown>, now: number): Even
   }
   const tool = text('tool');
   if (tool !== undefined) filter.tool = tool;
+  const runtime = text('runtime');
+  if (runtime !== undefined) {
+    if (!(RUNTIMES as readonly string[]).includes(runtime)) throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
+    filter.runtime = runtime;
+  }
   const since = text('since');
   if (since !== undefined) {
     const iso = parseSince(since, now);
