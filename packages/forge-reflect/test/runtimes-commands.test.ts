@@ -115,6 +115,15 @@ describe('Codex runs hooks in the session cwd with no project variable', () => {
     expect(run.record).toContain(`project=${repo}\n`);
     expect(run.record).toContain(`pwd=${join(repo, 'src', 'deep dir')}\n`);
   });
+  it('POSIX sh too (newer Codex may run hooks with /bin/sh -lc)', () => {
+    const repo = fakeRepo('plain sh');
+    const out = join(repo, '..', 'out');
+    const run = spawnSync('sh', ['-c', codex.command('stop', 'Stop')], { cwd: join(repo, 'src'), env: { PATH: process.env.PATH, FAKE_OUT: out }, input: '{}', encoding: 'utf8' });
+    expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(readFileSync(out, 'utf8')).toContain(`args=codex\nproject=${repo}\n`);
+    const none = spawnSync('sh', ['-c', codex.command('stop', 'Stop')], { cwd: tempDir('forge none '), env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    expect(none).toMatchObject({ status: 0, stdout: '', stderr: '' });
+  });
   it('a copied Claude command would not find the hooks (why Codex gets its own)', () => {
     const repo = fakeRepo('copied');
     const run = spawnSync('bash', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: process.env.PATH }, encoding: 'utf8' });

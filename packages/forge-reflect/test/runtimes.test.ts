@@ -271,7 +271,9 @@ describe('the drain, per runtime', () => {
     const p = fixture('codex', 'PostToolUse.2.Bash.exit1.json');
     const mk = (id: string, payload: Record<string, unknown>) =>
       row({ id, runtime: 'codex', type: 'tool.executed', hook_event: 'PostToolUse', tool_use_id: payload.tool_use_id as string, payload: JSON.stringify(payload) });
-    const rows = [mk('1', p), mk('2', fixture('codex', 'PostToolUse.3.Bash.exit0.json'))];
+    // A truncated payload is stored as its text: transcript_path and turn_id come before the output.
+    const cut = JSON.stringify({ ...fixture('codex', 'PostToolUse.2.Bash.exit1.json'), tool_use_id: 'call_2' }).slice(0, -40);
+    const rows = [mk('1', p), mk('2', fixture('codex', 'PostToolUse.3.Bash.exit0.json')), { ...mk('3', p), payload: JSON.stringify(cut), truncated: 1 as const }];
     const reads: string[] = [];
     enrichCodexToolCalls(rows, (path, wanted) => {
       reads.push(path);
@@ -280,6 +282,7 @@ describe('the drain, per runtime', () => {
     expect(reads).toHaveLength(1); // one read per rollout
     expect(rows[0]).toMatchObject({ type: 'tool.failed', duration_ms: 42 });
     expect(rows[1]).toMatchObject({ type: 'tool.executed', duration_ms: null });
+    expect(rows[2]).toMatchObject({ type: 'tool.failed', duration_ms: 42 });
   });
 
   it('end to end: spool files with the envelope runtime → the log, with rollout outcomes, dedupe and unknown kept', () => {

@@ -9,6 +9,7 @@
  *   is not stored again; the drain counts it as already present.
  */
 import type { EventRow } from '../event-log.js';
+import { salvageTopLevel } from '../runtime-shapes.js';
 import { outcomeFailed, outcomeKey, readRolloutOutcomes, type ToolOutcome, type WantedCall } from './codex-rollout.js';
 import { obj, str } from './payload.js';
 
@@ -16,9 +17,11 @@ export const REPEAT_WINDOW_MS = 10_000;
 
 type ReadOutcomes = (path: string, wanted: readonly WantedCall[]) => Map<string, ToolOutcome>;
 
+/** The row's payload; for a truncated one (stored as its text), the top-level fields still readable. */
 function payloadOf(row: EventRow): Record<string, unknown> | undefined {
   try {
-    return obj(JSON.parse(row.payload));
+    const value: unknown = JSON.parse(row.payload);
+    return typeof value === 'string' ? salvageTopLevel(value) : obj(value);
   } catch {
     return undefined;
   }
