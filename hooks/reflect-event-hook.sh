@@ -49,6 +49,8 @@ if [[ $event == SessionStart ]]; then
       # shellcheck source=lib/snapshot.sh
       source "${BASH_SOURCE[0]%/*}/lib/snapshot.sh" && forge_snapshot_take "$sessions/$FORGE_SAFE_ID.index"
     fi
+    # What sessions older than 30 days left (snapshots are the size of the git index) goes.
+    find "$sessions" -maxdepth 1 -type f -mtime +30 -delete 2>/dev/null
     rm -f -- "$sessions/.tmp-$$"
     printf '%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
   fi

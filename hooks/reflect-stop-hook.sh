@@ -50,8 +50,8 @@ forge_stop_cleanup() {
   if [[ -n $input_taken && -f $input_taken ]]; then
     if [[ -e $input || -L $input ]] || ! forge_no_links "$input"; then rm -f -- "$input_taken"; else mv -f -- "$input_taken" "$input"; fi
   fi
-  [[ -n $work ]] && rm -rf -- "$work"
-  [[ -n $lock ]] && rm -rf -- "$lock"
+  # One rm for both (each fork costs ~1 ms on the Stop path).
+  [[ -n $work$lock ]] && rm -rf -- ${work:+"$work"} ${lock:+"$lock"}
 }
 
 # forge_take_lock NAME: a per-session lock folder holding "<pid> <start second>". Stale when its
@@ -85,22 +85,38 @@ forge_count_attempts() {
 # forge_fallback_sidecar FILE: the sidecar in pure bash (risk from the generated twin of the risk
 # floor, no self-report: it cannot be checked without node). Always degraded.
 forge_fallback_sidecar() {
-  local out=$1 path json_files='' first=1 threshold more=''
+  local out=$1 path record json_files='' first=1 threshold more=''
   local -a files=()
   local -A seen=()
   if [[ $git_ok == 1 ]]; then
-    while IFS= read -r -d '' path; do
+    # The same rule as the helper's (src/sidecar/git-status.ts): `? path`; `1 XY` + 7 fields + path
+    # when the work tree differs (Y), or, against HEAD, also when staged (X); `u` + 9 fields + path.
+    while IFS= read -r -d '' record; do
+      path=''
+      case "$record" in
+        '? '*) path=${record#'? '} ;;
+        '1 '*)
+          if [[ ${record:3:1} != . || ($status_base == head && ${record:2:1} != .) ]]; then
+            path=$record
+            for _ in 1 2 3 4 5 6 7 8; do path=${path#* }; done
+          fi
+          ;;
+        'u '*)
+          path=$record
+          for _ in 1 2 3 4 5 6 7 8 9 10; do path=${path#* }; done
+          ;;
+      esac
       [[ -n $path && -z ${seen[$path]:-} ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       seen[$path]=1
       files+=("$path")
-    done <"$work/changed"
-    while [[ -z $more ]] && IFS= read -r -d '' path; do
+    done <"$work/status"
+    while [[ -z $more && -f $work/committed ]] && IFS= read -r -d '' path; do
       [[ -n $path && -z ${seen[$path]:-} ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       seen[$path]=1
       files+=("$path")
-    done <"$work/untracked"
+    done <"$work/committed"
   fi
   # Sorted like the node helper: byte order, NUL-separated so any file name survives.
   if ((${#files[@]} > 1)); then
@@ -211,9 +227,7 @@ fi
 [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
 [[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
 
-# What git says the session changed. With the SessionStart snapshot: the work tree against it (a
-# copy of the snapshot index, so git may refresh its stat cache there), plus files new since then.
-# Without one: everything since the base commit (or HEAD), which may include earlier work.
+# What git says the session changed (below: one `git status`).
 git_ok=0 repo='' branch='' head='' listing_note='' blind_reason=''
 git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
 if [[ -z $FORGE_ROOT ]]; then
@@ -223,29 +237,30 @@ elif ! command -v git >/dev/null 2>&1; then
 else
   repo=${FORGE_ROOT%/}
   repo=${repo##*/}
-  # One git call for the commit and the branch ("HEAD" when detached); an unborn branch has no
-  # commit, so only then is the branch asked for on its own.
-  head_and_branch=$(forge_git rev-parse 'HEAD^{commit}' --abbrev-ref HEAD) || head_and_branch=''
-  head=${head_and_branch%%$'\n'*}
-  branch=${head_and_branch#*$'\n'}
-  [[ $head =~ ^[0-9a-f]{40,64}$ && $branch != "$head_and_branch" ]] || { head='' branch=''; }
-  [[ $branch == HEAD ]] && branch=''
-  [[ -n $head ]] || branch=$(forge_git symbolic-ref --short -q HEAD)
+  # One git call gives the commit, the branch and every changed path: `git status` against the
+  # SessionStart snapshot (git may refresh the snapshot's stat cache; its content is never touched),
+  # else against the user's index (no snapshot: HEAD plus uncommitted changes, and the commits made
+  # since the recorded base). --no-optional-locks: never take the user's index.lock.
   snapshot=$sessions/$safe_session.index
-  if [[ -f $snapshot && ! -L $snapshot ]] && cp -- "$snapshot" "$work/index" 2>/dev/null &&
-    GIT_INDEX_FILE=$work/index forge_git diff --name-only -z --no-renames >"$work/changed" &&
-    GIT_INDEX_FILE=$work/index forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
+  status_base='head'
+  [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
+  if if [[ $status_base == snapshot ]]; then
+    GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --untracked-files=all --no-renames >"$work/status"
+  else
+    forge_git --no-optional-locks status --porcelain=v2 -z --branch --untracked-files=all --no-renames >"$work/status"
+  fi; then
+    rec1='' rec2=''
+    { IFS= read -r -d '' rec1; IFS= read -r -d '' rec2; } <"$work/status"
+    [[ $rec1 == '# branch.oid '* ]] && head=${rec1#'# branch.oid '}
+    [[ $head =~ ^[0-9a-f]{40,64}$ ]] || head=''
+    [[ $rec2 == '# branch.head '* ]] && branch=${rec2#'# branch.head '}
+    [[ $branch == '(detached)' ]] && branch=''
     git_ok=1
-  elif [[ -z $git_dead ]]; then
-    base=${recorded:-$head}
-    # No commit yet: everything is measured against the empty tree.
-    [[ -n $base ]] || base=$(forge_git hash-object -t tree /dev/null)
-    if [[ -n $base ]] &&
-      { forge_git diff --name-only -z --no-renames "$base" -- >"$work/changed" ||
-        { [[ -n $head && $base != "$head" ]] && forge_git diff --name-only -z --no-renames "$head" -- >"$work/changed"; }; } &&
-      forge_git ls-files --others --exclude-standard -z >"$work/untracked"; then
-      git_ok=1
-      listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change since the base commit, including changes made before this session'
+    if [[ $status_base == head ]]; then
+      listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
+      if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
+        forge_git diff --name-only -z --no-renames "$recorded" "$head" -- >"$work/committed" || git_ok=0
+      fi
     fi
   fi
   if [[ $git_ok != 1 ]]; then
@@ -312,14 +327,14 @@ if [[ -f $input ]] && forge_no_links "$input"; then
   fi
 fi
 
-helper=$here/lib/reflect-helper.mjs
+helper=$here/lib/reflect-helper.cjs
 status='' degraded=true
 if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
   # The helper reads and writes local files only: it needs no extra CA certificates (loading them
   # costs ~40 ms a start) and takes none of the user's NODE_OPTIONS (a --require there would run
   # inside the hook). Both are dropped in the command substitution's subshell only.
   status=$(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS
-    FORGE_H_OUT=$sidecar_tmp FORGE_H_CHANGED=$work/changed FORGE_H_UNTRACKED=$work/untracked \
+    FORGE_H_OUT=$sidecar_tmp FORGE_H_STATUS=$work/status FORGE_H_STATUS_BASE=$status_base FORGE_H_COMMITTED=$work/committed \
     FORGE_H_GIT_OK=$git_ok FORGE_H_LISTING_NOTE=$listing_note FORGE_H_BLIND=$blind_reason \
     FORGE_H_INPUT=$input_taken FORGE_H_SESSION_START_US=$started_us \
     FORGE_H_PAYLOAD=$work/payload FORGE_H_REJECTED_BLOCK=$work/block.txt \
@@ -347,8 +362,8 @@ esac
 forge_fresh "$sidecar" || exit 0
 mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
 sidecar_tmp=''
-rm -f -- "$count_file.tmp-$$"
-printf '%s\n' "$session_count" >"$count_file.tmp-$$" 2>/dev/null && mv -f -- "$count_file.tmp-$$" "$count_file"
+# A few bytes in one write(2), under this session's lock: rewritten in place, never through a link.
+[[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
 
 # forge_reject FILE KIND REASON: keeps what could not be used in rejected-input/ as <name><KIND>
 # (.json: the self-report file; .answer.txt: a refused block of the final answer) beside

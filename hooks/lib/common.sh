@@ -166,11 +166,9 @@ forge_now() {
   FORGE_NOW_ISO+=".${frac}Z"
 }
 
-# forge_spool_open EVENT SOURCE: reads the payload from stdin (to EOF, at most the cap plus one byte
-# kept, the rest discarded) into a temp spool file behind a one-line envelope. Sets FORGE_SPOOL_TMP
-# and FORGE_SPOOL_NAME; commit with forge_spool_commit. A payload longer than the cap is kept as its
-# first cap+1 bytes; the drain sees the extra byte, cuts it and marks the event truncated.
-forge_spool_open() {
+# forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope. Sets
+# FORGE_SPOOL_TMP and FORGE_SPOOL_NAME; the payload is appended, then forge_spool_commit.
+forge_spool_begin() {
   local event=$1 source=$2 spool=$FORGE_STATE/spool rand
   forge_ensure_dir "$spool" || return 1
   forge_now
@@ -180,7 +178,15 @@ forge_spool_open() {
   forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
   printf '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
-    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP" || return 1
+    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP"
+}
+
+# forge_spool_open EVENT SOURCE: reads the payload from stdin (to EOF, at most the cap plus one byte
+# kept, the rest discarded) into a temp spool file behind its envelope. A payload longer than the
+# cap is kept as its first cap+1 bytes; the drain sees the extra byte, cuts it and marks the event
+# truncated.
+forge_spool_open() {
+  forge_spool_begin "$1" "$2" || return 1
   # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is killed
   # loses it, while a head whose input ends (cat stopped) writes out all it read.
   forge_bounded "$FORGE_STDIN_SECONDS" cat | head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"
@@ -192,9 +198,10 @@ forge_spool_open() {
   return 0
 }
 
-# forge_spool_write EVENT SOURCE PAYLOAD: spools a payload built by the hook itself.
+# forge_spool_write EVENT SOURCE PAYLOAD: spools a payload built by the hook itself (no stdin to
+# read, so no cat: the builtin printf appends it).
 forge_spool_write() {
-  forge_spool_open "$1" "$2" <<<"$3" || return 1
+  forge_spool_begin "$1" "$2" && printf '%s\n' "$3" >>"$FORGE_SPOOL_TMP" || return 1
   forge_spool_commit
 }
 

@@ -34,11 +34,11 @@ check_line() { # check_line NAME: the line of that check
   [[ "$(check_line 'hooks vendored')" == "✗"*"reflect-stop-hook.sh is not executable"* ]]
   [[ "$output" == *"fix: forge-reflect install --repo $REPO"* ]]
   forge_reflect install >/dev/null
-  rm .claude/hooks/forge-reflect/lib/reflect-helper.mjs
+  rm .claude/hooks/forge-reflect/lib/reflect-helper.cjs
   run forge_reflect doctor --json
   [ "$status" -eq 1 ]
   [[ "$output" == *'"ok": false'* ]]
-  [[ "$output" == *"lib/reflect-helper.mjs is missing"* ]]
+  [[ "$output" == *"lib/reflect-helper.cjs is missing"* ]]
 }
 
 @test "registrations: broken JSON, none at all, or pointing at a missing script" {

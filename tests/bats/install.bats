@@ -31,7 +31,7 @@ JSON
   [[ "$output" == *"export REFLECTION_MODE=solo"* ]]
   [ -x "$REPO/.claude/hooks/forge-reflect/reflect-stop-hook.sh" ]
   [ -x "$REPO/.claude/hooks/forge-reflect/reflect-event-hook.sh" ]
-  [ -f "$REPO/.claude/hooks/forge-reflect/lib/reflect-helper.mjs" ]
+  [ -f "$REPO/.claude/hooks/forge-reflect/lib/reflect-helper.cjs" ]
   grep -q 'say done' "$REPO/.claude/settings.json"
   grep -q 'forge-reflect/reflect-stop-hook.sh' "$REPO/.claude/settings.json"
   cmp "$REPO/.claude/settings.json.forge-reflect.bak" "$SCRATCH/original.json"

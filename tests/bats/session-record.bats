@@ -18,6 +18,7 @@ setup() {
 
 # stop_payload ANSWER [EXTRA_JSON_FIELDS]: a Stop payload of $SESSION whose final answer is ANSWER.
 stop_payload() {
+  # shellcheck disable=SC2016 # the script is JavaScript, not shell
   node -e 'const [answer, extra] = process.argv.slice(1);
     const p = { session_id: process.env.SESSION, transcript_path: "/nonexistent/t.jsonl", cwd: process.env.REPO, hook_event_name: "Stop", stop_hook_active: false };
     if (answer !== "-") p.last_assistant_message = answer;
@@ -27,6 +28,7 @@ stop_payload() {
 export SESSION REPO
 
 answer_with() {
+  # shellcheck disable=SC2016 # the backquotes are the fence, not a command
   printf 'Added the token check.\n\n```reflection\n%s\n```\n' "$1"
 }
 
@@ -71,6 +73,7 @@ stop_with() {
 @test "without last_assistant_message the block comes from the tail of the transcript (only the assistant's text)" {
   session_start
   transcript="$BATS_TEST_TMPDIR/t.jsonl"
+  # shellcheck disable=SC2016 # the script is JavaScript, not shell
   node -e 'const [report] = process.argv.slice(1);
     const line = (role, text) => JSON.stringify({ type: role, message: { role, content: [{ type: "text", text }] } });
     const big = "x".repeat(3 * 1024 * 1024);
@@ -150,11 +153,11 @@ stop_with() {
 @test "the runtime comes from the registration: agent and every spooled event carry it; REFLECTION_AGENT wins" {
   session_start
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | grep -q '"runtime":"claude-code"'; done
-  hook_run "$REPO" bash "$STOP_HOOK" codex <<<"$(stop_payload done)"
+  hook_run "$REPO" bash "$STOP_HOOK" codex <<<"$(stop_payload finished)"
   [ "$(jget "$(last_sidecar)" agent)" = '"codex"' ]
-  REFLECTION_AGENT=my-agent hook_run "$REPO" bash "$STOP_HOOK" gemini <<<"$(stop_payload done)"
+  REFLECTION_AGENT=my-agent hook_run "$REPO" bash "$STOP_HOOK" gemini <<<"$(stop_payload finished)"
   [ "$(jget "$(last_sidecar)" agent)" = '"my-agent"' ]
-  hook_run "$REPO" bash "$STOP_HOOK" bogus <<<"$(stop_payload done)"
+  hook_run "$REPO" bash "$STOP_HOOK" bogus <<<"$(stop_payload finished)"
   [ "$(jget "$(last_sidecar)" agent)" = '"unknown"' ]
 }
 
@@ -169,7 +172,7 @@ stop_with() {
   mkdir -p "$REPO/docs" "$REPO/src/auth"
   for i in $(seq -w 1 5000); do echo d >"$REPO/docs/d$i.md"; done
   echo a >"$REPO/src/auth/zz.ts"
-  PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload done)"
+  PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
   assert_promise
   file=$(last_sidecar)
   [ "$(jget "$file" risk.needs_review)" = true ]
@@ -181,7 +184,7 @@ stop_with() {
 @test "outside a git repo the floor cannot see what changed: it asks for review" {
   plain="$BATS_TEST_TMPDIR/plain"
   mkdir -p "$plain"
-  hook_run "$plain" bash "$STOP_HOOK" claude-code <<<"$(stop_payload done)"
+  hook_run "$plain" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
   assert_promise
   file=$(last_sidecar "$plain/.forge/reflections")
   [ "$(jget "$file" risk.needs_review)" = true ]
@@ -191,9 +194,40 @@ stop_with() {
 @test "the background drain uses the project's own CLI in node_modules/.bin before PATH" {
   unset FORGE_REFLECT_CLI
   mkdir -p "$REPO/node_modules/.bin"
+  # shellcheck disable=SC2016 # $FORGE_DIR is for the fake CLI to expand
   printf '#!/bin/sh\necho "$FORGE_DIR" >"%s/drained-by-project-cli"\n' "$BATS_TEST_TMPDIR" >"$REPO/node_modules/.bin/forge-reflect"
   chmod +x "$REPO/node_modules/.bin/forge-reflect"
-  stop_with "$(stop_payload done)"
+  stop_with "$(stop_payload finished)"
   for _ in $(seq 1 100); do [ -e "$BATS_TEST_TMPDIR/drained-by-project-cli" ] && break; sleep 0.05; done
   [ "$(cat "$BATS_TEST_TMPDIR/drained-by-project-cli")" = "$REPO/.forge" ]
+}
+
+@test "SessionStart clears what sessions older than 30 days left, and nothing newer" {
+  mkdir -p "$REPO/.forge/sessions"
+  echo old >"$REPO/.forge/sessions/old-session.index" && touch -d '-40 days' "$REPO/.forge/sessions/old-session.index"
+  echo recent >"$REPO/.forge/sessions/recent-session.index" && touch -d '-2 days' "$REPO/.forge/sessions/recent-session.index"
+  session_start
+  [ ! -e "$REPO/.forge/sessions/old-session.index" ]
+  [ -e "$REPO/.forge/sessions/recent-session.index" ]
+  [ -e "$REPO/.forge/sessions/$SESSION.index" ]
+}
+
+@test "the bash fallback lists the same files as the node helper, with and without a snapshot" {
+  echo 'user edit' >>"$REPO/README.md"
+  printf 'a\n' >"$REPO/old name.txt" && git -C "$REPO" add "old name.txt" && git -C "$REPO" commit -qm old
+  for snapshot in yes no; do
+    rm -rf "$REPO/.forge"
+    [ $snapshot = yes ] && session_start
+    git -C "$REPO" mv "old name.txt" "new name.txt"
+    mkdir -p "$REPO/src/auth" && echo x >"$REPO/src/auth/ü ñ.ts"
+    echo staged >"$REPO/staged.md" && git -C "$REPO" add staged.md
+    stop_with "$(stop_payload finished)"
+    with_node=$(jget "$(last_sidecar)" files_changed)
+    PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+    assert_promise
+    [ "$(jget "$(last_sidecar)" files_changed)" = "$with_node" ]
+    [[ "$with_node" == *'"new name.txt"'* && "$with_node" == *'"old name.txt"'* && "$with_node" == *'"staged.md"'* ]]
+    if [ $snapshot = yes ]; then [[ "$with_node" != *README.md* ]]; else [[ "$with_node" == *README.md* ]]; fi
+    git -C "$REPO" reset -q --hard && git -C "$REPO" clean -qfd && echo 'user edit' >>"$REPO/README.md"
+  done
 }

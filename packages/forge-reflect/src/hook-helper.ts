@@ -1,5 +1,5 @@
 /**
- * The Stop hook's Node helper (bundled into hooks/lib/reflect-helper.mjs with its dependencies, so
+ * The Stop hook's Node helper (bundled into hooks/lib/reflect-helper.cjs with its dependencies, so
  * the vendored hook needs no node_modules). The hook gathers the facts with git and bash, calls
  * this to evaluate the risk floor and check the self-report with the real schemas, and falls back
  * to its bash twin when node is missing, fails or is too slow.
@@ -16,6 +16,7 @@ import { REFLECTION_MODES, type ReflectionMode } from '@forge-reflect/reflection
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
 import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
 import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
+import { changedFromStatus } from './sidecar/git-status.js';
 
 const SELF_REPORT_MAX_BYTES = 256 * 1024;
 /** How much of the transcript's end is read when the payload carries no final answer. */
@@ -137,6 +138,15 @@ function namesSession(text: string): boolean {
   }
 }
 
+/** The session's changed files, NUL-separated: from the hook's one `git status`, plus the commits since the base when there was no snapshot. */
+function changedList(env: NodeJS.ProcessEnv): string | null {
+  const status = readOrNull(env.FORGE_H_STATUS);
+  if (status === null) return null;
+  const { files } = changedFromStatus(status, env.FORGE_H_STATUS_BASE === 'snapshot' ? 'snapshot' : 'head');
+  const committed = readOrNull(env.FORGE_H_COMMITTED);
+  return committed === null ? files.join('\0') : `${files.join('\0')}\0${committed}`;
+}
+
 function main(env: NodeJS.ProcessEnv): number {
   const out = env.FORGE_H_OUT;
   if (!out) return 2;
@@ -145,8 +155,8 @@ function main(env: NodeJS.ProcessEnv): number {
   const gitOk = env.FORGE_H_GIT_OK === '1';
   const chosen = chooseSelfReport(env);
   const built = buildSidecar({
-    changed: gitOk ? readOrNull(env.FORGE_H_CHANGED) : null,
-    untracked: gitOk ? readOrNull(env.FORGE_H_UNTRACKED) : null,
+    changed: gitOk ? changedList(env) : null,
+    untracked: gitOk ? '' : null,
     ...(env.FORGE_H_LISTING_NOTE ? { listingNote: env.FORGE_H_LISTING_NOTE } : {}),
     ...(env.FORGE_H_BLIND ? { blindReason: env.FORGE_H_BLIND } : {}),
     selfReport: chosen.file,

@@ -50,7 +50,7 @@ export function checkTools(): Check {
   return ok('bash and git', `bash ${bash.stdout.trim()}, ${git.stdout.trim()}`);
 }
 
-const HOOK_FILES = ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/risk-table.sh', 'lib/reflect-helper.mjs'];
+const HOOK_FILES = ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/risk-table.sh', 'lib/reflect-helper.cjs'];
 const EXECUTABLE = new Set(['reflect-stop-hook.sh', 'reflect-event-hook.sh']);
 
 export function checkHooks(ctx: DoctorContext): Check {
@@ -69,7 +69,7 @@ export function checkHooks(ctx: DoctorContext): Check {
     }
   }
   if (problems.length > 0) return fail(name, `${VENDORED_DIR}: ${problems.join('; ')}`, `forge-reflect install --repo ${ctx.repo}`);
-  const helper = spawnSync(process.execPath, [join(dir, 'lib/reflect-helper.mjs')], { encoding: 'utf8', env: {}, timeout: 10_000 });
+  const helper = spawnSync(process.execPath, [join(dir, 'lib/reflect-helper.cjs')], { encoding: 'utf8', env: {}, timeout: 10_000 });
   if (helper.status !== 2) return fail(name, `the node helper does not load (exit ${helper.status})`, `forge-reflect install --repo ${ctx.repo}`);
   return ok(name, `${VENDORED_DIR}: ${HOOK_FILES.length} files, scripts executable, node helper loads`);
 }

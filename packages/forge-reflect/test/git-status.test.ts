@@ -1,0 +1,69 @@
+/** changedFromStatus: one `git status --porcelain=v2 -z` record list into the session's changed files. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, appendFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changedFromStatus } from '../src/sidecar/git-status.js';
+
+const SHA = 'a'.repeat(40);
+const rec = (...records: string[]) => `${records.join('\0')}\0`;
+
+describe('changedFromStatus (records)', () => {
+  it('reads the commit and the branch, and the detached and unborn forms', () => {
+    expect(changedFromStatus(rec(`# branch.oid ${SHA}`, '# branch.head main'), 'snapshot')).toEqual({ files: [], head: SHA, branch: 'main' });
+    expect(changedFromStatus(rec('# branch.oid (initial)', '# branch.head (detached)'), 'head')).toEqual({ files: [], head: '', branch: '' });
+  });
+  it('against the snapshot counts the work tree column and untracked files only', () => {
+    const out = changedFromStatus(
+      rec(`# branch.oid ${SHA}`, '# branch.head main',
+        `1 M. N... 100644 100644 100644 ${SHA} ${SHA} dirty before.ts`,
+        `1 .M N... 100644 100644 100644 ${SHA} ${SHA} src/auth/a b.ts`,
+        `1 .D N... 100644 100644 000000 ${SHA} ${SHA} gone.md`,
+        '? new file.txt'),
+      'snapshot',
+    );
+    expect(out.files).toEqual(['gone.md', 'new file.txt', 'src/auth/a b.ts']);
+  });
+  it('against HEAD counts staged changes too, and conflicts always', () => {
+    const out = changedFromStatus(
+      rec(`1 M. N... 100644 100644 100644 ${SHA} ${SHA} staged.ts`, `u UU N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} conflict.ts`),
+      'head',
+    );
+    expect(out.files).toEqual(['conflict.ts', 'staged.ts']);
+  });
+});
+
+describe('changedFromStatus (real git)', () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    execFileSync('git', ['-c', 'user.email=t@e', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+
+  it('lists only what changed after the snapshot: edits, new files, deletions, and commits made meanwhile', () => {
+    const repo = mkdtempSync(join(tmpdir(), 'forge-status-'));
+    dirs.push(repo);
+    git(repo, ['init', '-q', '-b', 'main']);
+    writeFileSync(join(repo, 'keep.md'), 'k\n');
+    writeFileSync(join(repo, 'del.md'), 'd\n');
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-qm', 'init']);
+    appendFileSync(join(repo, 'keep.md'), 'dirty before the session\n');
+    writeFileSync(join(repo, 'untracked-before.txt'), 'u\n');
+    const snapshot = join(repo, '.git', 'snap.index');
+    copyFileSync(join(repo, '.git', 'index'), snapshot);
+    git(repo, ['add', '-A'], { GIT_INDEX_FILE: snapshot });
+    // The session: a new auth file, a deletion, a commit of a new doc.
+    mkdirSync(join(repo, 'src', 'auth'), { recursive: true });
+    writeFileSync(join(repo, 'src', 'auth', 't.ts'), 'x\n');
+    git(repo, ['rm', '-q', 'del.md']);
+    writeFileSync(join(repo, 'doc.md'), 'doc\n');
+    git(repo, ['add', 'doc.md']);
+    git(repo, ['commit', '-qm', 'agent']);
+    const status = git(repo, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'], { GIT_INDEX_FILE: snapshot });
+    const out = changedFromStatus(status, 'snapshot');
+    expect(out.files).toEqual(['del.md', 'doc.md', 'src/auth/t.ts']);
+    expect(out.branch).toBe('main');
+    expect(out.head).toMatch(/^[0-9a-f]{40}$/);
+  });
+});
