@@ -27,9 +27,15 @@ const fixture = (runtime: string, name: string) => JSON.parse(readFileSync(join(
 afterEach(cleanupTempDirs);
 
 describe('the hook map and the registrations generated from it', () => {
-  it('runtime/claude/settings.json is exactly the Claude rendering of the hook map (drift test)', () => {
-    const committed = JSON.parse(readFileSync(join(KIT_ROOT, 'runtime', 'claude', 'settings.json'), 'utf8'));
-    expect(registrationValue(registrationOf(claudeCode))).toEqual(committed);
+  it('runtime/<runtime>/ holds exactly the registrations generated from the hook map (drift test; node scripts/build/generate-registrations.mjs rewrites them)', () => {
+    for (const [module, rel] of [
+      [claudeCode, 'runtime/claude/settings.json'],
+      [codex, 'runtime/codex/hooks.json'],
+      [gemini, 'runtime/gemini/settings.json'],
+    ] as const) {
+      const committed = readFileSync(join(KIT_ROOT, rel), 'utf8');
+      expect(committed, rel).toBe(`${JSON.stringify(registrationValue(registrationOf(module)), null, 2)}\n`);
+    }
   });
 
   it('Claude commands pass the runtime to the hook', () => {

@@ -92,7 +92,7 @@ export function kitFiles(): KitFile[] {
 
 /**
  * A runtime's registration, generated from the hook map (runtimes/hook-map.ts) by its module.
- * (runtime/claude/settings.json is the Claude rendering, kept for readers and drift-tested.)
+ * (runtime/<runtime>/ holds the renderings, kept for readers and drift-tested.)
  */
 export function loadRegistration(runtime: RuntimeId = 'claude-code'): Registration {
   return registrationOf(runtimeModule(runtime));

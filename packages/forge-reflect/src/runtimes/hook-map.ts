@@ -1,8 +1,9 @@
 /**
  * The one description of which kit hook serves which event, per runtime. Every runtime's native
  * registration (Claude Code `.claude/settings.json`, Codex `.codex/hooks.json`, Gemini CLI
- * `.gemini/settings.json`) is generated from this table by its module; `runtime/claude/settings.json`
- * is the Claude rendering, checked against it by a drift test.
+ * `.gemini/settings.json`) is generated from this table by its module. The files in runtime/<runtime>/
+ * are those renderings, for reading (scripts/build/generate-registrations.mjs writes them; a drift
+ * test compares).
  *
  * A role names what the kit wants to see; `events` names the runtime's own event for it. A runtime
  * without such an event leaves the role out (Codex has no PostToolUseFailure or Notification; Gemini
