@@ -138,6 +138,13 @@ function removeStaleTemps(spool: string, names: readonly string[], now: number):
   return removed;
 }
 
+/** The newest Gemini session.ended of a session in the log (to tell a repeated SessionEnd). */
+function latestSessionEnd(log: EventLog, session: string): { ts: string; payload: string } | undefined {
+  return log.db
+    .prepare("SELECT ts, payload FROM events WHERE session_id = ? AND runtime = 'gemini' AND type = 'session.ended' ORDER BY ts DESC LIMIT 1")
+    .get(session) as { ts: string; payload: string } | undefined;
+}
+
 /**
  * Drains `<state dir>/spool` into `<state dir>/events.db` and returns the counts. Safe to call
  * from several processes at once; never throws on a busy database.
@@ -207,8 +214,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         }
         // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
         enrichCodexToolCalls(rows);
-        const latestEnd = log.db.prepare("SELECT ts, payload FROM events WHERE session_id = ? AND runtime = 'gemini' AND type = 'session.ended' ORDER BY ts DESC LIMIT 1");
-        const repeats = repeatedSessionEnds(rows, (session) => latestEnd.get(session) as { ts: string; payload: string } | undefined);
+        const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(log as EventLog, session));
         let result;
         try {
           result = log.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)));
