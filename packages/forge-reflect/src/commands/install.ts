@@ -204,6 +204,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   if (stateStats === null || lstatOrNull(join(state, '.gitignore')) === null) writes.push(() => ensureStateDir(state));
 
+  if (args.local && !runtimes.includes('claude-code')) notes.push('--local applies to Claude Code only; the other runtimes have one project file each');
   if (settingsRel.endsWith('settings.local.json') && gitIgnores(repo, settingsRel) === false) {
     notes.push(`${settingsRel} is not ignored by git; add it to .gitignore if the hooks should stay yours alone`);
   }

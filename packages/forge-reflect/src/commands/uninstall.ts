@@ -211,7 +211,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   const summary =
     changes === 0
-      ? `Nothing to uninstall: no forge-reflect hooks in ${targetRels.join(', ')} and no vendored files.`
+      ? `Nothing to uninstall: no forge-reflect hooks in ${targetRels.join(', ')}${wholeKit ? ' and no vendored files' : ''}.`
       : dryRun
         ? `Dry run: ${changes} change${changes === 1 ? '' : 's'} would be made; nothing was written.`
         : `Uninstalled: ${changes} change${changes === 1 ? '' : 's'}.`;
