@@ -165,6 +165,10 @@ describe('doctor reports every installed runtime', () => {
     expect(status('codex hook trust')).toBe('ok');
     expect(status('gemini folder trust')).toBe('ok');
 
+    writeFileSync(join(dir, '.codex', 'config.toml'), '[hooks]\n');
+    checks = JSON.parse(cli(['doctor', '--json'], dir, { HOME: home }).stdout).checks;
+    expect(status('codex hook files')).toBe('warn');
+
     // A vendored script gone: that runtime's registration fails.
     spawnSync('rm', ['-r', join(dir, '.claude', 'hooks', 'forge-reflect')]);
     checks = JSON.parse(cli(['doctor', '--json'], dir, { HOME: home }).stdout).checks;

@@ -135,6 +135,14 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
       ? { name: 'codex project trust', status: 'ok', detail: `${repo} is trusted in ${config}` }
       : { name: 'codex project trust', status: 'warn', detail: `${repo} is not marked trusted in ${config}: Codex ignores .codex/hooks.json`, fix: projectStep },
   );
+  // Hooks in both .codex/hooks.json and [hooks] of the same layer's config.toml: Codex warns on every run.
+  try {
+    if (tomlTables(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8')).some((t) => t.header === 'hooks' || t.header.startsWith('hooks.'))) {
+      checks.push({ name: 'codex hook files', status: 'warn', detail: `.codex/config.toml also has [hooks]: Codex warns when one layer uses both`, fix: `move those hooks into ${CODEX_HOOKS_FILE}` });
+    }
+  } catch {
+    // no project config.toml
+  }
   const hooksFile = join(repo, CODEX_HOOKS_FILE);
   const trusted = trustedHookEvents(text, hooksFile);
   checks.push(
