@@ -46,14 +46,14 @@ check_line() { # check_line NAME: the line of that check
   printf '{ "hooks": ' >.claude/settings.json
   run forge_reflect doctor
   [ "$status" -eq 1 ]
-  [[ "$(check_line 'hook registrations')" == "✗"*"not valid JSON"* ]]
+  [[ "$(check_line 'claude-code hooks')" == "✗"*"not valid JSON"* ]]
   printf '{}\n' >.claude/settings.json
   run forge_reflect doctor
   [[ "$(check_line 'hook registrations')" == "✗"*"none in"* ]]
   sed 's/reflect-event-hook.sh/reflect-gone-hook.sh/g' "$BATS_TEST_TMPDIR/settings.json" >.claude/settings.json
   run forge_reflect doctor
   [ "$status" -eq 1 ]
-  [[ "$(check_line 'hook registrations')" == "✗"*"missing or non-executable script"* ]]
+  [[ "$(check_line 'claude-code hooks')" == "✗"*"point at a missing script"* ]]
 }
 
 @test "mode off is a warning, not a failure; a symlinked state folder is a failure" {

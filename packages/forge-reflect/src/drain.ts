@@ -20,6 +20,7 @@ import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js'
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
+import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
 export const DEFAULT_BATCH_SIZE = 2_000;
 export const STALE_TEMP_MS = 60_000;
@@ -137,6 +138,13 @@ function removeStaleTemps(spool: string, names: readonly string[], now: number):
   return removed;
 }
 
+/** The newest Gemini session.ended of a session in the log (to tell a repeated SessionEnd). */
+function latestSessionEnd(log: EventLog, session: string): { ts: string; payload: string } | undefined {
+  return log.db
+    .prepare("SELECT ts, payload FROM events WHERE session_id = ? AND runtime = 'gemini' AND type = 'session.ended' ORDER BY ts DESC LIMIT 1")
+    .get(session) as { ts: string; payload: string } | undefined;
+}
+
 /**
  * Drains `<state dir>/spool` into `<state dir>/events.db` and returns the counts. Safe to call
  * from several processes at once; never throws on a busy database.
@@ -204,9 +212,13 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           rows.push(outcome.row);
           done.push(name);
         }
+        // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
+        enrichCodexToolCalls(rows);
+        const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(log as EventLog, session));
         let result;
         try {
-          result = log.insertBatch(rows);
+          result = log.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)));
+          result = { inserted: result.inserted, ignored: result.ignored + repeats.size };
         } catch (error) {
           if (!isBusyError(error)) throw new UserError(`cannot write to the event log ${log.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
           counts.busy = true;

@@ -157,6 +157,8 @@ export interface EventFilter {
   type?: EventType;
   /** A tool name, any case. */
   tool?: string;
+  /** The runtime that sent the event (claude-code, codex, gemini, unknown, …). */
+  runtime?: string;
   /** ISO-8601 in the log's format; events at or after it. */
   since?: string;
   /** The most recent N matching events (returned oldest first). */
@@ -309,6 +311,10 @@ function wrap(db: Database, path: string): EventLog {
       if (filter.tool !== undefined) {
         where.push('tool_name = @tool COLLATE NOCASE');
         params.tool = filter.tool;
+      }
+      if (filter.runtime !== undefined) {
+        where.push('runtime = @runtime');
+        params.runtime = filter.runtime;
       }
       if (filter.since !== undefined) {
         where.push('ts >= @since');

@@ -1,9 +1,12 @@
 /**
  * Which agent runtime sent a hook payload, and what the event means in the log's terms. Pure.
  *
- * One table, first match wins. Each row says how to recognise a runtime from the payload's own
- * fields, how to name the event, which event names map to which log type (the nearest one; the
- * rest are `event.unknown`), and where the session, tool and timing fields live in that shape.
+ * The runtime comes first from the registration: the hooks are told it (`reflect-event-hook.sh
+ * EVENT RUNTIME`) and write it into the spool envelope, and that runtime's module (runtimes/*.ts)
+ * reads the payload. Only when the envelope names none (an older hook, a hand-made registration)
+ * is it guessed from the payload's shape: one table, first match wins, fed by the runtime modules
+ * for Claude Code, Codex and Gemini plus rows for the runtimes the kit does not install for.
+ * Event names not in a row's map are `event.unknown`; an unrecognised payload is runtime `unknown`.
  */
 
 export const EVENT_TYPES = [
@@ -16,6 +19,8 @@ export const EVENT_TYPES = [
   'reflection.written',
   'session.ended',
   'context.compacting',
+  'context.compacted',
+  'turn.interrupted',
   'notification',
   'event.unknown',
 ] as const;
@@ -23,6 +28,16 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'unknown'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
+
+import { claudeCode } from './runtimes/claude-code.js';
+import { codex } from './runtimes/codex.js';
+import { gemini } from './runtimes/gemini.js';
+import { RUNTIME_MODULES } from './runtimes/index.js';
+import { isRuntimeId } from './runtimes/hook-map.js';
+import type { ShapeRule } from './runtimes/module.js';
+import { firstString, has, ms, obj, str, type Payload } from './runtimes/payload.js';
+
+export type { ShapeRule };
 
 /** The envelope `event` of the Stop hook's own record that it wrote a sidecar. */
 export const REFLECTION_WRITTEN_EVENT = 'reflection.written';
@@ -39,68 +54,6 @@ export interface Recognised {
   durationMs: number | null;
   cwd: string | null;
 }
-
-type Payload = Record<string, unknown>;
-
-interface Fields {
-  sessionId: string | null;
-  agentId: string | null;
-  toolName: string | null;
-  toolUseId: string | null;
-  durationMs: number | null;
-  cwd: string | null;
-}
-
-export interface ShapeRule {
-  runtime: Exclude<Runtime, 'unknown'>;
-  /** The fields that identify the runtime, for people reading the table. */
-  signature: string;
-  matches(p: Payload): boolean;
-  /** The event's name; `hookArg` is the event the hook was registered for ('' when none). */
-  eventName(p: Payload, hookArg: string): string | null;
-  /** Event name → log type; names not listed are `event.unknown`. */
-  types: Readonly<Record<string, EventType>>;
-  /** Adjusts the type by payload content (a failed tool result, …). */
-  refine?(type: EventType, p: Payload): EventType;
-  fields(p: Payload): Fields;
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
-function ms(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value);
-  if (typeof value === 'string' && /^\d{1,12}(\.\d+)?$/.test(value)) return Math.round(Number(value));
-  return null;
-}
-
-function obj(value: unknown): Payload | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Payload) : undefined;
-}
-
-function firstString(value: unknown): string | null {
-  return Array.isArray(value) ? str(value[0]) : null;
-}
-
-function has(p: Payload, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(p, key);
-}
-
-/** Claude Code's events (and the names Codex's hooks share with it). */
-const CLAUDE_TYPES: Readonly<Record<string, EventType>> = {
-  SessionStart: 'session.started',
-  UserPromptSubmit: 'prompt.submitted',
-  PostToolUse: 'tool.executed',
-  PostToolUseFailure: 'tool.failed',
-  SubagentStop: 'subagent.stopped',
-  Stop: 'turn.stopped',
-  SessionEnd: 'session.ended',
-  PreCompact: 'context.compacting',
-  Notification: 'notification',
-};
-
-const GEMINI_ONLY_EVENTS = new Set(['BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'BeforeTool', 'AfterTool', 'PreCompress']);
 
 const COPILOT_TYPES: Readonly<Record<string, EventType>> = {
   sessionStart: 'session.started',
@@ -152,50 +105,8 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       cwd: str(p.cwd) ?? firstString(p.workspace_roots),
     }),
   },
-  {
-    runtime: 'codex',
-    signature: 'turn_id, or notify `type: agent-turn-complete`',
-    matches: (p) => has(p, 'turn_id') || p.type === 'agent-turn-complete',
-    eventName: (p, hookArg) => str(p.hook_event_name) ?? (p.type === 'agent-turn-complete' ? 'agent-turn-complete' : str(hookArg)),
-    types: { ...CLAUDE_TYPES, 'agent-turn-complete': 'turn.stopped' },
-    fields: (p) => ({
-      sessionId: str(p.session_id) ?? str(p['thread-id']),
-      agentId: null,
-      toolName: str(p.tool_name),
-      toolUseId: str(p.tool_use_id),
-      durationMs: ms(p.duration_ms),
-      cwd: str(p.cwd),
-    }),
-  },
-  {
-    runtime: 'gemini',
-    signature: 'hook_event_name AfterTool/AfterAgent/… (or with an ISO `timestamp`), or tool_response.llmContent',
-    matches: (p) => {
-      const event = str(p.hook_event_name);
-      if (event !== null && GEMINI_ONLY_EVENTS.has(event)) return true;
-      if (obj(p.tool_response)?.llmContent !== undefined) return true;
-      return event !== null && has(p, 'session_id') && typeof p.timestamp === 'string';
-    },
-    eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
-    types: {
-      SessionStart: 'session.started',
-      BeforeAgent: 'prompt.submitted',
-      AfterTool: 'tool.executed',
-      AfterAgent: 'turn.stopped',
-      SessionEnd: 'session.ended',
-      PreCompress: 'context.compacting',
-      Notification: 'notification',
-    },
-    refine: (type, p) => (type === 'tool.executed' && obj(p.tool_response)?.error != null ? 'tool.failed' : type),
-    fields: (p) => ({
-      sessionId: str(p.session_id),
-      agentId: null,
-      toolName: str(p.tool_name),
-      toolUseId: str(p.tool_use_id),
-      durationMs: ms(p.duration_ms),
-      cwd: str(p.cwd),
-    }),
-  },
+  codex.shape,
+  gemini.shape,
   {
     runtime: 'copilot',
     signature: 'camelCase sessionId (+ toolName/toolArgs/toolResult, stopReason, …)',
@@ -242,23 +153,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       };
     },
   },
-  {
-    runtime: 'claude-code',
-    // Before v1.0.41 payloads had no hook_event_name; session_id + transcript_path still say Claude.
-    signature: 'hook_event_name + session_id (or session_id + transcript_path before v1.0.41)',
-    matches: (p) =>
-      typeof p.session_id === 'string' && (typeof p.hook_event_name === 'string' || (typeof p.transcript_path === 'string' && !has(p, 'hook_event_name'))),
-    eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
-    types: CLAUDE_TYPES,
-    fields: (p) => ({
-      sessionId: str(p.session_id),
-      agentId: str(p.agent_id),
-      toolName: str(p.tool_name),
-      toolUseId: str(p.tool_use_id),
-      durationMs: ms(p.duration_ms),
-      cwd: str(p.cwd),
-    }),
-  },
+  claudeCode.shape,
 ];
 
 function unknownShape(p: Payload | undefined, hookArg: string): Recognised {
@@ -279,32 +174,38 @@ function isRuntime(value: unknown): value is Runtime {
   return typeof value === 'string' && (RUNTIMES as readonly string[]).includes(value);
 }
 
+function applyRule(rule: ShapeRule, p: Payload, hookArg: string): Recognised {
+  const hookEvent = rule.eventName(p, hookArg);
+  let type: EventType = (hookEvent !== null && Object.prototype.hasOwnProperty.call(rule.types, hookEvent) ? rule.types[hookEvent] : undefined) ?? 'event.unknown';
+  if (rule.refine) type = rule.refine(type, p, hookEvent);
+  return { runtime: rule.runtime, type, hookEvent, ...rule.fields(p) };
+}
+
+/** The payload's shape alone: the first row of SHAPE_RULES that matches, else `unknown`. */
+export function guessShape(payload: unknown, hookArg: string): Recognised {
+  const p = obj(payload);
+  if (p === undefined) return unknownShape(undefined, hookArg);
+  for (const rule of SHAPE_RULES) if (rule.matches(p)) return applyRule(rule, p, hookArg);
+  return unknownShape(p, hookArg);
+}
+
 /**
  * Recognises a parsed payload. `hookArg` is the envelope's `event` (the name the hook was
- * registered for, `reflection.written` from the Stop hook, or '').
+ * registered for, `reflection.written` from the Stop hook, or ''); `runtimeHint` the envelope's
+ * `runtime` (the registration's word). A hint naming a runtime module wins and that module reads
+ * the payload; without one (or with a name no module has) the shape decides.
  */
-export function recognise(payload: unknown, hookArg: string): Recognised {
+export function recognise(payload: unknown, hookArg: string, runtimeHint = ''): Recognised {
   const p = obj(payload);
+  const hinted = isRuntimeId(runtimeHint) ? RUNTIME_MODULES[runtimeHint] : undefined;
   if (hookArg === REFLECTION_WRITTEN_EVENT) {
     // The Stop hook's record of a sidecar: the sidecar names its session and agent.
-    const base = p === undefined ? unknownShape(undefined, hookArg) : recognise(p, '');
-    return {
-      ...base,
-      runtime: base.runtime !== 'unknown' ? base.runtime : isRuntime(p?.agent) ? p.agent : 'unknown',
-      type: 'reflection.written',
-      hookEvent: REFLECTION_WRITTEN_EVENT,
-      sessionId: base.sessionId ?? str(p?.session_id),
-    };
+    const base = p === undefined ? unknownShape(undefined, hookArg) : recognise(p, '', runtimeHint);
+    const runtime: Runtime = hinted ? hinted.id : base.runtime !== 'unknown' ? base.runtime : isRuntime(p?.agent) ? p.agent : 'unknown';
+    return { ...base, runtime, type: 'reflection.written', hookEvent: REFLECTION_WRITTEN_EVENT, sessionId: base.sessionId ?? str(p?.session_id) };
   }
-  if (p === undefined) return unknownShape(undefined, hookArg);
-  for (const rule of SHAPE_RULES) {
-    if (!rule.matches(p)) continue;
-    const hookEvent = rule.eventName(p, hookArg);
-    let type: EventType = (hookEvent !== null && Object.prototype.hasOwnProperty.call(rule.types, hookEvent) ? rule.types[hookEvent] : undefined) ?? 'event.unknown';
-    if (rule.refine) type = rule.refine(type, p);
-    return { runtime: rule.runtime, type, hookEvent, ...rule.fields(p) };
-  }
-  return unknownShape(p, hookArg);
+  if (hinted) return p === undefined ? { ...unknownShape(undefined, hookArg), runtime: hinted.id } : applyRule(hinted.shape, p, hookArg);
+  return guessShape(payload, hookArg);
 }
 
 /** Longest top-level string value kept by salvageTopLevel. */

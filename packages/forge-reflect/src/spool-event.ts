@@ -24,6 +24,8 @@ export interface Envelope {
   v: number;
   source: string;
   event: string;
+  /** The runtime the registration named (claude-code, codex, gemini), or '' (then the payload's shape decides). */
+  runtime: string;
   received_us: number;
   pid: number | null;
   cwd: string | null;
@@ -77,6 +79,7 @@ export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> 
       v: ENVELOPE_VERSION,
       source: typeof e.source === 'string' ? e.source : '',
       event: typeof e.event === 'string' ? e.event : '',
+      runtime: typeof e.runtime === 'string' ? e.runtime : '',
       received_us: receivedUs,
       pid: typeof e.pid === 'number' && Number.isSafeInteger(e.pid) ? e.pid : null,
       cwd: typeof e.cwd === 'string' && e.cwd !== '' ? e.cwd : null,
@@ -133,7 +136,7 @@ export function parseSpoolFile(name: string, bytes: Uint8Array, rules: Redaction
     shapeSource = salvageTopLevel(redacted);
     payload = JSON.stringify(redacted);
   }
-  const shape = recognise(shapeSource, redactText(env.event, rules));
+  const shape = recognise(shapeSource, redactText(env.event, rules), env.runtime);
   const envelopeCwd = env.cwd === null ? null : redactText(env.cwd, rules);
   return {
     ok: true,

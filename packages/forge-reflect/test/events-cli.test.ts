@@ -83,9 +83,9 @@ describe('events options', () => {
       payload: '{"a":1}',
       truncated: 0 as const,
     };
-    expect(tableRow(row)).toEqual(['2025-11-22 10:15:00', 'tool.executed', 'Bash', '7f3c2a9e', '4.2 s']);
-    expect(tableRow({ ...row, duration_ms: 12, session_id: null, tool_name: null })).toEqual(['2025-11-22 10:15:00', 'tool.executed', '', '', '12 ms']);
-    expect(tableRow({ ...row, duration_ms: 125_000 })[4]).toBe('2m 05s');
+    expect(tableRow(row)).toEqual(['2025-11-22 10:15:00', 'tool.executed', row.runtime, 'Bash', '7f3c2a9e', '4.2 s']);
+    expect(tableRow({ ...row, duration_ms: 12, session_id: null, tool_name: null })).toEqual(['2025-11-22 10:15:00', 'tool.executed', row.runtime, '', '', '12 ms']);
+    expect(tableRow({ ...row, duration_ms: 125_000 })[5]).toBe('2m 05s');
     expect(jsonRow(row)).toMatchObject({ payload: { a: 1 }, truncated: false });
     expect(jsonRow({ ...row, payload: '"cut text', truncated: 1 })).toMatchObject({ payload: '"cut text', truncated: true });
   });
@@ -117,9 +117,9 @@ describe('forge-reflect ingest and events (the built CLI)', () => {
     const table = cli(['events', '--limit', '200'], stateDir);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^TIME \(UTC\)\s+TYPE\s+TOOL\s+SESSION\s+DURATION$/);
+    expect(lines[0]).toMatch(/^TIME \(UTC\)\s+TYPE\s+RUNTIME\s+TOOL\s+SESSION\s+DURATION$/);
     expect(lines).toHaveLength(1 + referencePayloadFiles().length);
-    expect(lines[1]).toMatch(/^2025-11-22 10:15:01\s+notification\s+7f3c2a9e$/);
+    expect(lines[1]).toMatch(/^2025-11-22 10:15:01\s+notification\s+claude-code\s+7f3c2a9e$/);
 
     const bash = cli(['events', '--tool', 'bash', '--json'], stateDir);
     expect(bash.code).toBe(0);

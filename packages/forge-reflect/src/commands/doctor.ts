@@ -39,7 +39,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const repo = repoOrNull(args.repo);
   const stateDir = args.repo !== undefined && !process.env.FORGE_DIR ? join(repo as string, '.forge') : resolveStateDir();
   const ctx: DoctorContext = { repo, stateDir, sidecarDir: reportDirs(undefined, stateDir)[0] as string, env: process.env, now: Date.now() };
-  const checks: Check[] = [checkNode(), checkTools(), checkHooks(ctx), checkRegistrations(ctx), checkMode(ctx), checkStateDir(ctx), checkSpool(ctx), checkLastSidecar(ctx)];
+  const checks: Check[] = [checkNode(), checkTools(), checkHooks(ctx), ...checkRegistrations(ctx), checkMode(ctx), checkStateDir(ctx), checkSpool(ctx), checkLastSidecar(ctx)];
   let log = await checkEventLog(ctx);
   let repaired: string | null = null;
   if (args.repair && log.status === 'fail') {

@@ -2,7 +2,7 @@ import { drainSpool } from '../drain.js';
 import { UserError, usageError } from '../errors.js';
 import { isBusyError, openEventLog, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
 import { formatTable, painter, useColour } from '../output.js';
-import { EVENT_TYPES, type EventType } from '../runtime-shapes.js';
+import { EVENT_TYPES, RUNTIMES, type EventType } from '../runtime-shapes.js';
 import { LOOP_EVENT_TYPES } from '../loops/loop-events.js';
 
 /** Every type a log row can have: the hooks' and the feedback loops'. */
@@ -34,6 +34,11 @@ export function filterFromArgs(args: Record<string, unknown>, now: number): Even
   }
   const tool = text('tool');
   if (tool !== undefined) filter.tool = tool;
+  const runtime = text('runtime');
+  if (runtime !== undefined) {
+    if (!(RUNTIMES as readonly string[]).includes(runtime)) throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
+    filter.runtime = runtime;
+  }
   const since = text('since');
   if (since !== undefined) {
     const iso = parseSince(since, now);
@@ -57,11 +62,12 @@ function formatDuration(ms: number | null): string {
   return `${minutes}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 }
 
-/** The table row of an event: time (UTC, to the second), type, tool, short session, duration. */
+/** The table row of an event: time (UTC, to the second), type, runtime, tool, short session, duration. */
 export function tableRow(row: EventRow): string[] {
   return [
     `${row.ts.slice(0, 10)} ${row.ts.slice(11, 19)}`,
     row.type,
+    row.runtime,
     row.tool_name ?? '',
     row.session_id === null ? '' : row.session_id.slice(0, 8),
     formatDuration(row.duration_ms),
@@ -108,7 +114,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     return 0;
   }
   const paint = painter(useColour());
-  process.stdout.write(`${formatTable(['TIME (UTC)', 'TYPE', 'TOOL', 'SESSION', 'DURATION'], rows.map(tableRow))}\n`);
+  process.stdout.write(`${formatTable(['TIME (UTC)', 'TYPE', 'RUNTIME', 'TOOL', 'SESSION', 'DURATION'], rows.map(tableRow))}\n`);
   if (rows.length === filter.limit) process.stdout.write(`${paint.dim(`the latest ${rows.length}; --limit N for more`)}\n`);
   return 0;
 }

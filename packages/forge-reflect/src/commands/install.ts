@@ -1,6 +1,8 @@
 /**
- * `forge-reflect install`: vendors the hooks into a repository and merges the canonical hook
- * registration (runtime/claude/settings.json) into its Claude Code settings. Everything is
+ * `forge-reflect install [--runtime claude-code|codex|gemini|all]…`: vendors the hooks into a
+ * repository (once, in .claude/hooks/forge-reflect/, whichever runtimes) and merges each runtime's
+ * native registration, generated from runtimes/hook-map.ts, into that runtime's file (Claude Code
+ * .claude/settings.json, Codex .codex/hooks.json, Gemini CLI .gemini/settings.json). Everything is
  * checked and planned first; only then, and not with --dry-run, is anything written. A second run
  * finds nothing to do and writes nothing. What install created is recorded in a manifest so
  * `uninstall` can take exactly that out again.
@@ -26,7 +28,8 @@ import {
 } from '../install/kit.js';
 import { emptyManifest, MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest, type SettingsEntry } from '../install/manifest.js';
 import { changeCount, printReport, type Report, type Step } from '../install/report.js';
-import { mergeRegistration, serializeJson } from '../install/settings-merge.js';
+import { dropStaleHandlers, mergeRegistration, registrationCommands, serializeJson } from '../install/settings-merge.js';
+import { parseRuntimes, runtimeModule, type RuntimeId } from '../runtimes/index.js';
 
 const LINK_FIX = 'replace the link with a real folder, then run install again';
 
@@ -38,6 +41,17 @@ export const NEXT_STEPS = [
   'restart Claude Code in this repository (it reads hooks at start) and trust the folder when asked: hooks of an untrusted folder do not run',
   'after a turn, check the sidecars: forge-reflect validate .forge/reflections',
 ];
+
+/** The steps after install, for the runtimes installed: the mode, each runtime's trust, a check. */
+export function nextSteps(runtimes: readonly RuntimeId[], repo: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const labels = runtimes.map((r) => runtimeModule(r).label).join(' / ');
+  const steps = [`export REFLECTION_MODE=solo in the shell you start ${labels} from (unset or off: the hooks do nothing)`];
+  if (runtimes.includes('claude-code')) steps.push(NEXT_STEPS[1] as string);
+  for (const r of runtimes) steps.push(...runtimeModule(r).trustSteps(repo, env));
+  if (runtimes.some((r) => r !== 'claude-code')) steps.push(`forge-reflect doctor checks the trust of every installed runtime`);
+  steps.push(NEXT_STEPS[2] as string);
+  return steps;
+}
 
 function readManifest(repo: string): { manifest: InstallManifest | null; bytes: Buffer | null } {
   const bytes = readOrNull(join(repo, VENDORED_DIR, MANIFEST_NAME));
@@ -58,15 +72,21 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const repo = resolveRepo(args.repo);
   const dryRun = Boolean(args.dryRun);
   const withInstructions = Boolean(args.withInstructions);
-  const settingsRel = settingsFileFor(Boolean(args.local));
+  const runtimes = parseRuntimes(args.runtime);
+  const targets = runtimes.map((runtime) => {
+    const module = runtimeModule(runtime);
+    const rel = runtime === 'claude-code' ? settingsFileFor(Boolean(args.local)) : module.registrationFile(false);
+    return { runtime, rel, registration: loadRegistration(runtime) };
+  });
+  const settingsRel = (targets[0] as { rel: string }).rel;
 
   // --- Checks: nothing is written until all of them pass. ---
-  const settings = readSettingsFile(repo, settingsRel, 'install');
+  const files = targets.map((t) => ({ ...t, settings: readSettingsFile(repo, t.rel, 'install') }));
+  for (const t of targets) refuseSymlinks(repo, t.rel.slice(0, t.rel.lastIndexOf('/')), LINK_FIX);
   refuseSymlinks(repo, `${VENDORED_DIR}/lib`, LINK_FIX);
   refuseSymlinks(repo, STATE_DIR, LINK_FIX);
   if (withInstructions) refuseSymlinks(repo, '.claude/commands', LINK_FIX);
-  const registration = loadRegistration();
-  const files = kitFiles();
+  const kit = kitFiles();
   const { manifest: previous, bytes: previousManifestBytes } = readManifest(repo);
   const manifest: InstallManifest = previous ? structuredClone(previous) : emptyManifest();
 
@@ -74,15 +94,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const writes: Write[] = [];
   const notes: string[] = [];
 
-  const newDirs = union(
-    union(missingDirs(repo, `${VENDORED_DIR}/lib`), missingDirs(repo, '.claude')),
-    withInstructions ? missingDirs(repo, '.claude/commands') : [],
-  );
+  let newDirs = union(missingDirs(repo, `${VENDORED_DIR}/lib`), withInstructions ? missingDirs(repo, '.claude/commands') : []);
+  for (const t of targets) newDirs = union(newDirs, missingDirs(repo, t.rel.slice(0, t.rel.lastIndexOf('/'))));
   manifest.created_dirs = union(manifest.created_dirs, newDirs);
   if (newDirs.length > 0) writes.push(() => ensureDirs(repo, newDirs));
 
   // The vendored hooks.
-  for (const file of files) {
+  for (const file of kit) {
     const rel = `${VENDORED_DIR}/${file.rel}`;
     const dest = join(repo, rel);
     const stats = lstatOrNull(dest);
@@ -91,7 +109,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     steps.push({ action: stats ? 'update' : 'create', path: rel, detail: stats ? 'replaced with the kit’s version' : `mode ${file.mode.toString(8)}` });
     writes.push(() => writeAtomic(dest, file.bytes, file.mode));
   }
-  const current = new Set(files.map((f) => f.rel));
+  const current = new Set(kit.map((f) => f.rel));
   for (const old of manifest.files.filter((f) => !current.has(f))) {
     const path = join(repo, VENDORED_DIR, old);
     if (lstatOrNull(path)?.isFile()) {
@@ -99,7 +117,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
       writes.push(() => unlinkQuiet(path));
     }
   }
-  manifest.files = files.map((f) => f.rel);
+  manifest.files = kit.map((f) => f.rel);
 
   // The slash command, when asked for; a reflect.md that is not ours is never overwritten.
   if (withInstructions) {
@@ -123,10 +141,14 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     manifest.slash_command = { path: SLASH_COMMAND, sha256: sha256(source) };
   }
 
-  // The settings file: our groups appended, everything else as it was.
-  const merged = mergeRegistration(settings.value, registration);
-  if (merged.added.length > 0) {
-    const prior = manifest.settings[settingsRel];
+  // Each runtime's registration file: a stale group of ours replaced, ours appended, the rest as it was.
+  for (const { runtime, rel, registration, settings } of files) {
+    const stale = dropStaleHandlers(settings.value, registrationCommands(registration));
+    const merged = mergeRegistration(stale.settings, registration);
+    if (merged.added.length === 0 && stale.dropped.length === 0) {
+      continue;
+    }
+    const prior = manifest.settings[rel];
     const entry: SettingsEntry = {
       existed_before: prior ? prior.existed_before : settings.exists,
       created_hooks_key: (prior?.created_hooks_key ?? false) || merged.createdHooksKey,
@@ -137,25 +159,28 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     const keptBackup = entry.backup !== null && lstatOrNull(join(repo, entry.backup))?.isFile() === true;
     if (settings.exists && entry.existed_before && !keptBackup && settings.bytes) {
       const bytes = settings.bytes;
-      const backupRel = backupPathOf(settingsRel);
+      const backupRel = backupPathOf(rel);
       entry.backup = backupRel;
-      steps.push({ action: lstatOrNull(join(repo, backupRel)) ? 'update' : 'create', path: backupRel, detail: `backup of ${settingsRel} before this change` });
+      steps.push({ action: lstatOrNull(join(repo, backupRel)) ? 'update' : 'create', path: backupRel, detail: `backup of ${rel} before this change` });
       writes.push(() => writeAtomic(join(repo, backupRel), bytes, settings.mode));
     }
-    manifest.settings[settingsRel] = entry;
+    manifest.settings[rel] = entry;
+    for (const { event, commands } of stale.dropped) {
+      steps.push({ action: 'update', path: rel, detail: `hooks.${event}: removed an older forge-reflect command (${commands.length})` });
+    }
     for (const { event, commands } of merged.added) {
       const created = merged.createdEvents.includes(event);
       steps.push({
         action: settings.exists ? 'update' : 'create',
-        path: settingsRel,
-        detail: `hooks.${event}: ${created ? 'added with' : 'appended'} the forge-reflect group (${commands.map((c) => c.replace(/^.*\//, '')).join(', ')})`,
+        path: rel,
+        detail: `hooks.${event}: ${created ? 'added with' : 'appended'} the forge-reflect group for ${runtime} (${commands.map((c) => /reflect-[a-z]+-hook\.sh/.exec(c)?.[0] ?? c).join(', ')})`,
       });
     }
     const text = serializeJson(merged.settings, settings.format);
     writes.push(() => writeAtomic(settings.path, text, settings.mode));
-  }
-  if (merged.present.length > 0 && merged.added.length > 0) {
-    notes.push(`${merged.present.length} of the kit's hook groups were already in ${settingsRel} and were left as they are`);
+    if (merged.present.length > 0 && merged.added.length > 0) {
+      notes.push(`${merged.present.length} of the kit's hook groups were already in ${rel} and were left as they are`);
+    }
   }
 
   // The manifest, written after everything it describes.
@@ -179,6 +204,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   if (stateStats === null || lstatOrNull(join(state, '.gitignore')) === null) writes.push(() => ensureStateDir(state));
 
+  if (args.local && !runtimes.includes('claude-code')) notes.push('--local applies to Claude Code only; the other runtimes have one project file each');
   if (settingsRel.endsWith('settings.local.json') && gitIgnores(repo, settingsRel) === false) {
     notes.push(`${settingsRel} is not ignored by git; add it to .gitignore if the hooks should stay yours alone`);
   }
@@ -186,26 +212,29 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   if (!dryRun) for (const write of writes) write();
 
   const changes = changeCount(steps);
+  const where = targets.map((t) => t.rel).join(', ');
   const summary =
     changes === 0
-      ? `Already installed: nothing changed (hooks registered in ${settingsRel}).`
+      ? `Already installed: nothing changed (hooks registered in ${where}).`
       : dryRun
         ? `Dry run: ${changes} change${changes === 1 ? '' : 's'} would be made; nothing was written.`
-        : `Installed: ${changes} change${changes === 1 ? '' : 's'} (hooks registered in ${settingsRel}).`;
+        : `Installed: ${changes} change${changes === 1 ? '' : 's'} (hooks registered in ${where}).`;
   const report: Report = {
     command: 'install',
     repo,
     settings_file: settingsRel,
+    runtimes,
+    registration_files: targets.map((t) => t.rel),
     dry_run: dryRun,
     changed: changes > 0 && !dryRun,
     steps,
     notes,
     next_steps: [
-      ...NEXT_STEPS,
+      ...nextSteps(runtimes, repo),
       ...(withInstructions
         ? []
         : ['so the agent leaves its self-report (confidence, likely flaw): forge-reflect install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet']),
-      `to undo: forge-reflect uninstall${args.local ? ' --local' : ''} (keeps .forge/)`,
+      `to undo: forge-reflect uninstall${runtimes.map((r) => ` --runtime ${r}`).join('')}${args.local ? ' --local' : ''} (keeps .forge/)`,
     ],
     ...(withInstructions ? { claude_md_snippet: claudeMdSnippet() } : {}),
   };

@@ -76,20 +76,23 @@ export const COMMANDS: readonly CommandSpec[] = [
         .option('session', { type: 'string', describe: 'a session id, or its first characters' })
         .option('type', { type: 'string', describe: 'an event type: tool.executed, tool.failed, turn.stopped, …' })
         .option('tool', { type: 'string', describe: 'a tool name (any case), e.g. Bash' })
+        .option('runtime', { type: 'string', describe: 'only events of this runtime: claude-code, codex, gemini, unknown, …' })
         .option('since', { type: 'string', describe: 'ISO-8601 time or an age: 30m, 2h, 7d' })
         .option('limit', { type: 'string', describe: 'show the latest N matching events (default 50)' })
         .option('json', { type: 'boolean', default: false, describe: 'print full rows, payload parsed, as JSON' }),
     examples: [
       ['$0 events --since 2h --tool Bash', 'the Bash calls of the last two hours'],
       ['$0 events --type tool.failed --session 7f3c2a9e --json', 'failed tool calls of one session, as JSON'],
+      ['$0 events --runtime codex --type tool.failed', 'the failed tool calls of Codex sessions'],
     ],
     load: async () => (await import('./events.js')).run,
   },
   {
     command: 'install',
-    describe: 'Vendor the hooks into a repo and merge their registration into .claude/settings.json',
+    describe: "Vendor the hooks into a repo and register them in each runtime's own file (Claude Code, Codex, Gemini CLI)",
     builder: (y) =>
       y
+        .option('runtime', { type: 'string', array: true, describe: 'claude-code (default), codex, gemini or all; repeat for several' })
         .option('repo', { type: 'string', describe: 'the repository (default: the git top level of the cwd)' })
         .option('local', { type: 'boolean', default: false, describe: 'register in .claude/settings.local.json (personal, not committed)' })
         .option('dry-run', { type: 'boolean', default: false, describe: 'print the changes, write nothing' })
@@ -99,6 +102,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ['$0 install --dry-run', 'see what would change in this repo, write nothing'],
       ['$0 install --local --with-instructions', 'personal registration, plus the /reflect command'],
       ['$0 install --repo ../app --json', 'install into another repo, machine-readable'],
+      ['$0 install --runtime codex --runtime gemini', 'register for Codex (.codex/hooks.json) and Gemini CLI (.gemini/settings.json)'],
     ],
     load: async () => (await import('./install.js')).run,
   },
@@ -107,6 +111,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: 'Remove exactly what install added (hook groups, vendored files); keeps .forge/',
     builder: (y) =>
       y
+        .option('runtime', { type: 'string', array: true, describe: 'claude-code (default), codex, gemini or all; repeat for several' })
         .option('repo', { type: 'string', describe: 'the repository (default: the git top level of the cwd)' })
         .option('local', { type: 'boolean', default: false, describe: 'remove the registration from .claude/settings.local.json' })
         .option('dry-run', { type: 'boolean', default: false, describe: 'print the changes, write nothing' })
@@ -114,6 +119,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       ['$0 uninstall --dry-run', 'see what would be removed'],
       ['$0 uninstall --local', 'undo `install --local`'],
+      ['$0 uninstall --runtime all', 'remove the registrations of every runtime, then the vendored hooks'],
     ],
     load: async () => (await import('./uninstall.js')).run,
   },
@@ -149,6 +155,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         .option('surface', { type: 'string', choices: ['auth', 'data', 'infra', 'ui', 'build', 'test', 'docs', 'none'], describe: 'only this risk surface' })
         .option('needs-review', { type: 'boolean', describe: 'only those that need review (--no-needs-review: only those that do not)' })
         .option('agent', { type: 'string', describe: 'only this agent' })
+        .option('runtime', { type: 'string', describe: 'only sidecars written under this runtime (their agent): claude-code, codex, gemini' })
         .option('task', { type: 'string', describe: 'only this task_ref' })
         .option('session', { type: 'string', describe: 'only this session id (or a prefix of one)' })
         .option('degraded', { type: 'boolean', describe: 'only degraded sidecars (--no-degraded: only complete ones)' })

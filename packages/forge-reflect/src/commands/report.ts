@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { openDrainedLog } from '../drain.js';
 import { openEventLog } from '../event-log.js';
+import { RUNTIMES } from '../runtime-shapes.js';
 import { usageError } from '../errors.js';
 import { writeJson } from '../output.js';
 import { renderCsv, renderMarkdown, renderTable, type ReportView } from '../report/render.js';
@@ -33,6 +35,11 @@ export function filterFromArgs(args: Record<string, unknown>, now = Date.now()):
   if (args.agent !== undefined) filter.agent = String(args.agent);
   if (args.task !== undefined) filter.task = String(args.task);
   if (args.session !== undefined) filter.session = String(args.session);
+  if (args.runtime !== undefined) {
+    const runtime = String(args.runtime);
+    if (!(RUNTIMES as readonly string[]).includes(runtime)) throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
+    filter.runtime = runtime;
+  }
   return filter;
 }
 
@@ -44,7 +51,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const stateDir = resolveStateDir();
   const dirs = reportDirs(args.dir as string[] | undefined, stateDir);
 
-  const log = openEventLog(stateDir);
+  // A runtime filter reads the events of each session: drain the spool first so none is missing.
+  const log = filter.runtime !== undefined ? openDrainedLog(stateDir) : openEventLog(stateDir);
   try {
     const progress = process.stderr.isTTY
       ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`)

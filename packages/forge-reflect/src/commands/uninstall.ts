@@ -15,6 +15,7 @@ import { kitFiles, readSettingsFile, resolveRepo, settingsFileFor, SLASH_COMMAND
 import { MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest } from '../install/manifest.js';
 import { changeCount, printReport, type Report, type Step } from '../install/report.js';
 import { hasOurHandlers, parseSettingsText, sameJson, serializeJson, unmergeRegistration } from '../install/settings-merge.js';
+import { parseRuntimes, RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 
 const LINK_FIX = 'replace the link with a real folder, then run uninstall again';
 
@@ -27,7 +28,15 @@ function knownFiles(): string[] {
   }
 }
 
-/** Whether the other settings file still registers our hooks; undefined when it cannot be read. */
+/** The uninstall line that removes the registration in a file. */
+function hintFor(rel: string): string {
+  if (rel === SETTINGS_LOCAL_REL) return 'uninstall --local';
+  const runtime = RUNTIME_IDS.find((r) => runtimeModule(r).registrationFiles.includes(rel)) ?? 'claude-code';
+  return `uninstall --runtime ${runtime}`;
+}
+const SETTINGS_LOCAL_REL = settingsFileFor(true);
+
+/** Whether another registration file still registers our hooks; undefined when it cannot be read. */
 function otherStillRegisters(repo: string, rel: string): boolean | undefined {
   const stats = lstatOrNull(join(repo, rel));
   if (stats === null) return false;
@@ -40,10 +49,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const repo = resolveRepo(args.repo);
   const dryRun = Boolean(args.dryRun);
   const local = Boolean(args.local);
-  const settingsRel = settingsFileFor(local);
-  const otherRel = settingsFileFor(!local);
+  const runtimes = parseRuntimes(args.runtime);
+  const targetRels = runtimes.map((r) => (r === 'claude-code' ? settingsFileFor(local) : runtimeModule(r).registrationFile(false)));
+  const settingsRel = targetRels[0] as string;
+  // Every other file that may register the hooks: the kit stays while one of them does.
+  const otherRels = RUNTIME_IDS.flatMap((r) => runtimeModule(r).registrationFiles).filter((rel) => !targetRels.includes(rel));
 
-  const settings = readSettingsFile(repo, settingsRel, 'uninstall');
+  const targets = targetRels.map((rel) => ({ rel, settings: readSettingsFile(repo, rel, 'uninstall') }));
   refuseSymlinks(repo, `${VENDORED_DIR}/lib`, LINK_FIX);
   refuseSymlinks(repo, '.claude/commands', LINK_FIX);
   const manifestPath = join(repo, VENDORED_DIR, MANIFEST_NAME);
@@ -52,7 +64,6 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   if (manifestBytes !== null && manifest === null) {
     throw new UserError(`${manifestPath} is not an install manifest; move it aside and run uninstall again (our hooks are then found by their command)`);
   }
-  const entry = manifest?.settings[settingsRel];
 
   const steps: Step[] = [];
   const writes: Array<() => void> = [];
@@ -66,55 +77,82 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     writes.push(() => unlinkQuiet(path));
   };
 
-  // The settings file.
-  let finalBytes: Buffer | null = settings.bytes;
-  if (settings.exists) {
-    const un = unmergeRegistration(settings.value, {
-      dropEmptyEvent: (event, emptiedByUs) => (entry ? entry.created_events.includes(event) : emptiedByUs),
-      dropEmptyHooks: (emptiedByUs) => (entry ? entry.created_hooks_key : emptiedByUs),
-    });
-    const backupBytes = entry?.backup ? readOrNull(join(repo, entry.backup)) : null;
-    const backup = backupBytes === null ? null : parseSettingsText(backupBytes.toString('utf8'));
-    const touched = un.removed.length > 0 || un.removedEvents.length > 0 || un.removedHooksKey;
-    if (entry && !entry.existed_before && sameJson(un.settings, {})) {
-      remove(settingsRel, 'install created it and nothing else is in it');
-      finalBytes = null;
-    } else if (touched) {
-      // Same content as before install: its exact bytes back. Else our parts out, the rest kept.
-      const restored = backup?.ok === true && backupBytes !== null && sameJson(backup.value, un.settings);
-      const bytes = restored && backupBytes !== null ? backupBytes : Buffer.from(serializeJson(un.settings, settings.format));
-      for (const { event } of un.removed) {
-        const key = un.removedEvents.includes(event) ? ' and the key install added' : '';
-        steps.push({ action: 'update', path: settingsRel, detail: `hooks.${event}: removed the forge-reflect group${key}` });
+  // Each registration file.
+  for (const { rel: settingsRel, settings } of targets) {
+    const entry = manifest?.settings[settingsRel];
+    let finalBytes: Buffer | null = settings.bytes;
+    if (settings.exists) {
+      const un = unmergeRegistration(settings.value, {
+        dropEmptyEvent: (event, emptiedByUs) => (entry ? entry.created_events.includes(event) : emptiedByUs),
+        dropEmptyHooks: (emptiedByUs) => (entry ? entry.created_hooks_key : emptiedByUs),
+      });
+      const backupBytes = entry?.backup ? readOrNull(join(repo, entry.backup)) : null;
+      const backup = backupBytes === null ? null : parseSettingsText(backupBytes.toString('utf8'));
+      const touched = un.removed.length > 0 || un.removedEvents.length > 0 || un.removedHooksKey;
+      if (entry && !entry.existed_before && sameJson(un.settings, {})) {
+        remove(settingsRel, 'install created it and nothing else is in it');
+        finalBytes = null;
+      } else if (touched) {
+        // Same content as before install: its exact bytes back. Else our parts out, the rest kept.
+        const restored = backup?.ok === true && backupBytes !== null && sameJson(backup.value, un.settings);
+        const bytes = restored && backupBytes !== null ? backupBytes : Buffer.from(serializeJson(un.settings, settings.format));
+        for (const { event } of un.removed) {
+          const key = un.removedEvents.includes(event) ? ' and the key install added' : '';
+          steps.push({ action: 'update', path: settingsRel, detail: `hooks.${event}: removed the forge-reflect group${key}` });
+        }
+        for (const event of un.removedEvents.filter((e) => !un.removed.some((r) => r.event === e))) {
+          steps.push({ action: 'update', path: settingsRel, detail: `hooks.${event}: removed the empty key install added` });
+        }
+        if (un.removedHooksKey) steps.push({ action: 'update', path: settingsRel, detail: 'removed the empty "hooks" key install added' });
+        if (restored) notes.push(`${settingsRel} is back to its exact bytes from before install`);
+        finalBytes = bytes;
+        writes.push(() => writeAtomic(settings.path, bytes, settings.mode));
       }
-      for (const event of un.removedEvents.filter((e) => !un.removed.some((r) => r.event === e))) {
-        steps.push({ action: 'update', path: settingsRel, detail: `hooks.${event}: removed the empty key install added` });
+      if (entry?.backup && backupBytes !== null) {
+        if (finalBytes !== null && finalBytes.equals(backupBytes)) remove(entry.backup, 'the backup install made; the settings are restored');
+        else notes.push(`kept ${entry.backup}: ${settingsRel} as it was before install (it has changed since, so it was not restored)`);
       }
-      if (un.removedHooksKey) steps.push({ action: 'update', path: settingsRel, detail: 'removed the empty "hooks" key install added' });
-      if (restored) notes.push(`${settingsRel} is back to its exact bytes from before install`);
-      finalBytes = bytes;
-      writes.push(() => writeAtomic(settings.path, bytes, settings.mode));
-    }
-    if (entry?.backup && backupBytes !== null) {
-      if (finalBytes !== null && finalBytes.equals(backupBytes)) remove(entry.backup, 'the backup install made; the settings are restored');
-      else notes.push(`kept ${entry.backup}: ${settingsRel} as it was before install (it has changed since, so it was not restored)`);
     }
   }
 
   // The rest of the kit goes only when no settings file registers it any more.
-  const other = otherStillRegisters(repo, otherRel);
-  const wholeKit = other === false;
+  const others = otherRels.map((rel) => ({ rel, registers: otherStillRegisters(repo, rel) }));
+  const blocking = others.filter((o) => o.registers !== false);
+  const wholeKit = blocking.length === 0;
   if (!wholeKit) {
-    notes.push(
-      other === undefined
-        ? `kept ${VENDORED_DIR}/: ${otherRel} could not be read to see whether it still uses the hooks`
-        : `kept ${VENDORED_DIR}/: ${otherRel} still registers the hooks (run uninstall${local ? '' : ' --local'} to remove those too)`,
-    );
-    if (manifest && entry) {
-      const rest: InstallManifest = { ...manifest, settings: { ...manifest.settings } };
-      delete rest.settings[settingsRel];
+    for (const o of blocking) {
+      notes.push(
+        o.registers === undefined
+          ? `kept ${VENDORED_DIR}/: ${o.rel} could not be read to see whether it still uses the hooks`
+          : `kept ${VENDORED_DIR}/: ${o.rel} still registers the hooks (${hintFor(o.rel)} removes those too)`,
+      );
+    }
+    // The registration folders install created (.codex/, .gemini/) go when this left them empty.
+    const forgotten = targetRels.filter((rel) => manifest?.settings[rel] !== undefined);
+    const emptied: string[] = [];
+    for (const rel of targetRels) {
+      const dir = rel.slice(0, rel.lastIndexOf('/'));
+      if (!manifest?.created_dirs.includes(dir) || dir === '.claude') continue;
+      const path = join(repo, dir);
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(path);
+      } catch {
+        continue;
+      }
+      if (entries.every((name) => gone.has(join(path, name)))) {
+        steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
+        emptied.push(dir);
+        writes.push(() => {
+          rmdirIfEmpty(path);
+        });
+      }
+    }
+    if (manifest && (forgotten.length > 0 || emptied.length > 0)) {
+      const rest: InstallManifest = { ...manifest, settings: { ...manifest.settings }, created_dirs: manifest.created_dirs.filter((d) => !emptied.includes(d)) };
+      for (const rel of forgotten) delete rest.settings[rel];
       const text = serializeManifest(rest);
-      steps.push({ action: 'update', path: `${VENDORED_DIR}/${MANIFEST_NAME}`, detail: `forgot ${settingsRel}` });
+      steps.push({ action: 'update', path: `${VENDORED_DIR}/${MANIFEST_NAME}`, detail: `forgot ${[...forgotten, ...emptied.map((d) => `${d}/`)].join(', ')}` });
       writes.push(() => writeAtomic(manifestPath, text, 0o644));
     }
   } else {
@@ -173,7 +211,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   const summary =
     changes === 0
-      ? `Nothing to uninstall: no forge-reflect hooks in ${settingsRel} and no vendored files.`
+      ? `Nothing to uninstall: no forge-reflect hooks in ${targetRels.join(', ')}${wholeKit ? ' and no vendored files' : ''}.`
       : dryRun
         ? `Dry run: ${changes} change${changes === 1 ? '' : 's'} would be made; nothing was written.`
         : `Uninstalled: ${changes} change${changes === 1 ? '' : 's'}.`;
@@ -181,11 +219,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     command: 'uninstall',
     repo,
     settings_file: settingsRel,
+    runtimes,
+    registration_files: targetRels,
     dry_run: dryRun,
     changed: changes > 0 && !dryRun,
     steps,
     notes,
-    next_steps: changes > 0 && !dryRun ? ['restart Claude Code in this repository so it stops running the removed hooks'] : [],
+    next_steps: changes > 0 && !dryRun ? [`restart ${runtimes.map((r) => runtimeModule(r).label).join(' / ')} in this repository so it stops running the removed hooks`] : [],
   };
   printReport(report, Boolean(args.json), summary);
   return 0;

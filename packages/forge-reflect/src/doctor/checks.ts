@@ -7,7 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VENDORED_DIR } from '../install/settings-merge.js';
-import { SETTINGS_LOCAL, SETTINGS_SHARED, loadRegistration } from '../install/kit.js';
+import { loadRegistration } from '../install/kit.js';
+import { registrationCommands } from '../install/settings-merge.js';
+import { bindingsFor } from '../runtimes/hook-map.js';
+import { RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
 import { isSidecarName } from '../sidecar-files.js';
 
@@ -90,43 +93,71 @@ function ourCommands(settings: unknown): Array<{ event: string; command: string 
   return out;
 }
 
-export function checkRegistrations(ctx: DoctorContext): Check {
+/**
+ * One check per runtime whose files hold a registration of ours (every installed runtime), then
+ * that runtime's own checks (trust). A file that is not valid JSON fails: the runtime runs none of
+ * its hooks. No registration anywhere fails.
+ */
+export function checkRegistrations(ctx: DoctorContext): Check[] {
   const name = 'hook registrations';
-  if (ctx.repo === null) return fail(name, 'not inside a git repository', 'run doctor inside the repository, or pass --repo DIR');
-  const wanted = loadRegistration().events.map((e) => e.event);
-  const found: Array<{ event: string; command: string; file: string }> = [];
-  const unreadable: string[] = [];
-  for (const rel of [SETTINGS_SHARED, SETTINGS_LOCAL]) {
-    let text: string;
-    try {
-      text = readFileSync(join(ctx.repo, rel), 'utf8');
-    } catch {
+  if (ctx.repo === null) return [fail(name, 'not inside a git repository', 'run doctor inside the repository, or pass --repo DIR')];
+  const repo = ctx.repo;
+  const checks: Check[] = [];
+  for (const id of RUNTIME_IDS) {
+    const module = runtimeModule(id);
+    const label = `${id} hooks`;
+    const wanted = bindingsFor(id).map((b) => b.event);
+    const current = registrationCommands(loadRegistration(id));
+    const found: Array<{ event: string; command: string; file: string }> = [];
+    const unreadable: string[] = [];
+    for (const rel of module.registrationFiles) {
+      let text: string;
+      try {
+        text = readFileSync(join(repo, rel), 'utf8');
+      } catch {
+        continue;
+      }
+      try {
+        for (const c of ourCommands(JSON.parse(text))) found.push({ ...c, file: rel });
+      } catch {
+        unreadable.push(rel);
+      }
+    }
+    if (unreadable.length > 0) {
+      checks.push(fail(label, `${unreadable.join(', ')} is not valid JSON: ${module.label} runs none of its hooks`, `fix the JSON in ${unreadable[0]}`));
       continue;
     }
-    try {
-      for (const c of ourCommands(JSON.parse(text))) found.push({ ...c, file: rel });
-    } catch {
-      unreadable.push(rel);
+    if (found.length === 0) continue;
+    const dangling = found.filter((f) => {
+      const script = /\.claude\/hooks\/forge-reflect\/([\w.-]+\.sh)/.exec(f.command.replace(/["']/g, ''))?.[1];
+      if (script === undefined) return true;
+      try {
+        accessSync(join(repo, VENDORED_DIR, script), id === 'claude-code' ? constants.X_OK : constants.R_OK);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const missing = wanted.filter((e) => !found.some((f) => f.event === e && current.has(f.command)));
+    const stale = found.filter((f) => !current.has(f.command));
+    const files = [...new Set(found.map((f) => f.file))].join(' and ');
+    const reinstall = `forge-reflect install --runtime ${id} --repo ${repo}`;
+    if (dangling.length > 0) {
+      checks.push(fail(label, `${dangling.length} registration(s) point at a missing script (${dangling[0]?.event} in ${dangling[0]?.file})`, reinstall));
+    } else if (stale.length > 0) {
+      checks.push(warn(label, `${stale.length} registration(s) in ${files} are from an older kit (${stale[0]?.event})`, `${reinstall} replaces them`));
+    } else if (missing.length > 0) {
+      checks.push(warn(label, `not registered for ${missing.join(', ')} in ${files}`, `${reinstall} adds them`));
+    } else {
+      checks.push(ok(label, `${wanted.length} events registered in ${files}`));
     }
+    checks.push(...module.doctorChecks(repo, ctx.env));
   }
-  if (unreadable.length > 0) return fail(name, `${unreadable.join(', ')} is not valid JSON: Claude Code runs none of its hooks`, `fix the JSON in ${unreadable[0]}`);
-  const missing = wanted.filter((e) => !found.some((f) => f.event === e));
-  if (found.length === 0) return fail(name, `none in ${SETTINGS_SHARED} or ${SETTINGS_LOCAL}`, `forge-reflect install --repo ${ctx.repo}`);
-  const dangling = found.filter((f) => {
-    const script = /\/\.claude\/hooks\/forge-reflect\/([\w.-]+\.sh)/.exec(f.command.replace(/"/g, ''))?.[1];
-    if (script === undefined) return true;
-    try {
-      accessSync(join(ctx.repo as string, VENDORED_DIR, script), constants.X_OK);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (dangling.length > 0) {
-    return fail(name, `${dangling.length} registration(s) point at a missing or non-executable script (${dangling[0]?.event} in ${dangling[0]?.file})`, `forge-reflect install --repo ${ctx.repo}`);
+  if (checks.length === 0) {
+    const all = RUNTIME_IDS.flatMap((id) => runtimeModule(id).registrationFiles).join(', ');
+    return [fail(name, `none in ${all}`, `forge-reflect install --repo ${repo} (add --runtime codex or --runtime gemini for those)`)];
   }
-  if (missing.length > 0) return warn(name, `not registered for ${missing.join(', ')}`, `forge-reflect install --repo ${ctx.repo} adds them`);
-  return ok(name, `${wanted.length} events registered in ${[...new Set(found.map((f) => f.file))].join(' and ')}`);
+  return checks;
 }
 
 export function checkMode(ctx: DoctorContext): Check {

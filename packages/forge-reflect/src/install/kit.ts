@@ -9,10 +9,12 @@ import { UserError } from '../errors.js';
 import { kitPath } from '../paths.js';
 import { gitToplevel } from '../state-dir.js';
 import { lstatOrNull } from './files.js';
-import { DEFAULT_FORMAT, parseRegistration, parseSettingsText, VENDORED_DIR, type JsonFormat, type JsonObject, type Registration } from './settings-merge.js';
+import { SETTINGS_LOCAL, SETTINGS_SHARED } from '../runtimes/claude-code.js';
+import { registrationOf } from '../runtimes/module.js';
+import { runtimeModule, type RuntimeId } from '../runtimes/index.js';
+import { DEFAULT_FORMAT, parseSettingsText, VENDORED_DIR, type JsonFormat, type JsonObject, type Registration } from './settings-merge.js';
 
-export const SETTINGS_SHARED = '.claude/settings.json';
-export const SETTINGS_LOCAL = '.claude/settings.local.json';
+export { SETTINGS_LOCAL, SETTINGS_SHARED };
 export const SLASH_COMMAND = '.claude/commands/reflect.md';
 export const STATE_DIR = '.forge';
 export { VENDORED_DIR };
@@ -88,9 +90,12 @@ export function kitFiles(): KitFile[] {
   return files;
 }
 
-export function loadRegistration(): Registration {
-  const path = kitPath('runtime', 'claude', 'settings.json');
-  return parseRegistration(JSON.parse(readFileSync(path, 'utf8')));
+/**
+ * A runtime's registration, generated from the hook map (runtimes/hook-map.ts) by its module.
+ * (runtime/<runtime>/ holds the renderings, kept for readers and drift-tested.)
+ */
+export function loadRegistration(runtime: RuntimeId = 'claude-code'): Registration {
+  return registrationOf(runtimeModule(runtime));
 }
 
 export function slashCommandSource(): Buffer {

@@ -18,6 +18,9 @@ export interface Report {
   command: 'install' | 'uninstall';
   repo: string;
   settings_file: string;
+  /** The runtimes this run installed or uninstalled, and their registration files. */
+  runtimes?: string[];
+  registration_files?: string[];
   dry_run: boolean;
   changed: boolean;
   steps: Step[];

@@ -166,6 +166,48 @@ export function mergeRegistration(current: JsonObject, registration: Registratio
   return { settings, added, present, createdHooksKey, createdEvents };
 }
 
+/**
+ * Takes out our handlers whose command is not in `keep` (a registration from an older kit, e.g. a
+ * command without the runtime argument), so a reinstall replaces them instead of running both.
+ * Groups left without handlers go; event keys are kept (the merge refills or the uninstall drops
+ * them). Returns the commands taken out.
+ */
+export function dropStaleHandlers(current: JsonObject, keep: ReadonlySet<string>): { settings: JsonObject; dropped: EventCommands[] } {
+  checkSettingsShape(current);
+  const settings = cloneJson(current);
+  const dropped: EventCommands[] = [];
+  if (!isJsonObject(settings.hooks)) return { settings, dropped };
+  const hooks = settings.hooks;
+  for (const event of Object.keys(hooks)) {
+    const commands: string[] = [];
+    const kept: Json[] = [];
+    for (const group of hooks[event] as Json[]) {
+      const handlers = handlersOf(group);
+      const stale = handlers.filter((h) => isOurHandler(h) && !keep.has(commandOf(h) as string));
+      if (stale.length === 0) {
+        kept.push(group);
+        continue;
+      }
+      for (const h of stale) commands.push(commandOf(h) as string);
+      const rest = handlers.filter((h) => !stale.includes(h));
+      if (rest.length > 0) {
+        setOwn(group as JsonObject, 'hooks', rest);
+        kept.push(group);
+      }
+    }
+    if (commands.length > 0) {
+      setOwn(hooks, event, kept);
+      dropped.push({ event, commands });
+    }
+  }
+  return { settings, dropped };
+}
+
+/** Every command of a registration. */
+export function registrationCommands(registration: Registration): Set<string> {
+  return new Set(registration.events.flatMap((e) => e.groups.flatMap(groupCommands)));
+}
+
 export interface UnmergeOptions {
   /**
    * Whether an event key whose array ends up empty goes too. `emptiedByUs` says the array was not

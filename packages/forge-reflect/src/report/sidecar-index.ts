@@ -128,6 +128,11 @@ export interface SidecarFilter {
   /** A session id or a prefix of one. */
   session?: string;
   degraded?: boolean;
+  /**
+   * A runtime (claude-code, codex, gemini): sidecars whose session the event log has from that
+   * runtime, or (no events for the session) whose agent names it.
+   */
+  runtime?: string;
 }
 
 interface Row {
@@ -173,6 +178,14 @@ function whereClause(dirs: readonly string[], filter: SidecarFilter): { sql: str
   if (filter.agent !== undefined) add('agent = ?', filter.agent);
   if (filter.task !== undefined) add('task_ref = ?', filter.task);
   if (filter.session !== undefined) add('substr(session_id, 1, length(?)) = ?', filter.session, filter.session);
+  if (filter.runtime !== undefined) {
+    add(
+      `(session_id IN (SELECT session_id FROM events WHERE runtime = ? AND session_id IS NOT NULL)
+        OR (agent = ? AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = sidecars.session_id AND e.runtime <> 'unknown')))`,
+      filter.runtime,
+      filter.runtime,
+    );
+  }
   return { sql: where.join(' AND '), params };
 }
 

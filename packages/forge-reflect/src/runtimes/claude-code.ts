@@ -1,0 +1,57 @@
+/**
+ * Claude Code: `.claude/settings.json` (or settings.local.json), commands through
+ * `$CLAUDE_PROJECT_DIR` (set for every hook, it stays at the project root when the agent `cd`s),
+ * timeouts in seconds. A failed tool call has its own event (PostToolUseFailure) with `duration_ms`;
+ * PostToolUse carries `duration_ms` too.
+ */
+import type { EventType } from '../runtime-shapes.js';
+import { typesFor, type KitHook } from './hook-map.js';
+import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
+import { has, ms, str, type Payload } from './payload.js';
+
+export const SETTINGS_SHARED = '.claude/settings.json';
+export const SETTINGS_LOCAL = '.claude/settings.local.json';
+
+/** Claude Code's own event names beyond the registered ones (recognised, typed event.unknown). */
+export const CLAUDE_TYPES = typesFor('claude-code');
+
+/**
+ * SessionStart again after a compaction (`source: "compact"`; Codex fires it after every one) is
+ * the same session going on, not a new one: typed context.compacted.
+ */
+export function compactedStart(type: EventType, p: Payload, hookEvent: string | null): EventType {
+  return hookEvent === 'SessionStart' && p.source === 'compact' ? 'context.compacted' : type;
+}
+
+const shape: ShapeRule = {
+  runtime: 'claude-code',
+  // Before v1.0.41 payloads had no hook_event_name; session_id + transcript_path still say Claude.
+  signature: 'hook_event_name + session_id (or session_id + transcript_path before v1.0.41)',
+  matches: (p) =>
+    typeof p.session_id === 'string' && (typeof p.hook_event_name === 'string' || (typeof p.transcript_path === 'string' && !has(p, 'hook_event_name'))),
+  eventName: (p, hookArg) => str(p.hook_event_name) ?? str(hookArg),
+  types: CLAUDE_TYPES,
+  refine: (type, p, hookEvent) => compactedStart(type, p, hookEvent),
+  fields: (p) => ({
+    sessionId: str(p.session_id),
+    agentId: str(p.agent_id),
+    toolName: str(p.tool_name),
+    toolUseId: str(p.tool_use_id),
+    durationMs: ms(p.duration_ms),
+    cwd: str(p.cwd),
+  }),
+};
+
+export const claudeCode: RuntimeModule = {
+  id: 'claude-code',
+  label: 'Claude Code',
+  registrationFile: (local) => (local ? SETTINGS_LOCAL : SETTINGS_SHARED),
+  registrationFiles: [SETTINGS_SHARED, SETTINGS_LOCAL],
+  command: (hook: KitHook, event: string) => `"$CLAUDE_PROJECT_DIR"/${scriptPath(hook)}${hook === 'event' ? ` ${event}` : ''} claude-code`,
+  handler(hook, event, timeoutSeconds) {
+    return { type: 'command', command: this.command(hook, event), timeout: timeoutSeconds };
+  },
+  shape,
+  trustSteps: () => [],
+  doctorChecks: () => [],
+};
