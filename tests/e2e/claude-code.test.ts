@@ -85,3 +85,88 @@ describe('Claude Code, real client', () => {
     expect(dump).toContain('[REDACTED');
   });
 });
+
+describe('Claude Code, real client: the traps of real sessions', () => {
+  const WRITE = (path: string, content = 'x\n'): AssistantTurn => [{ type: 'tool_use', name: 'Write', input: { file_path: path, content } }];
+  const BASH = (command: string): AssistantTurn => [{ type: 'tool_use', name: 'Bash', input: { command, description: 'run it' } }];
+  const DONE = (report: object | null = REPORT): AssistantTurn => [{ type: 'text', text: answer('Done.', report) }];
+
+  it('with the mode unset the session runs and nothing at all is written', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    await session([WRITE(join(repo.dir, 'src/auth/a.ts')), DONE()], 'write it', { mode: null });
+    expect(existsSync(join(repo.dir, 'src/auth/a.ts'))).toBe(true);
+    expect(existsSync(join(repo.dir, '.forge'))).toBe(false);
+  });
+
+  it('a stale self-report left by an earlier session is not merged into a session that reports nothing', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    // Written outside any session (mode off, no session id), an hour before this one starts.
+    const r = repo.cli(['self-report', '--confidence', '0.7', '--surface', 'none', '--wrong', 'left over from yesterday']);
+    expect(r.status, r.stderr).toBe(0);
+    const input = join(repo.dir, '.forge', 'reflection-input.json');
+    const old = new Date(Date.now() - 3600_000);
+    (await import('node:fs')).utimesSync(input, old, old);
+    await session([BASH('echo nothing to change'), DONE(null)], 'look around');
+    const [sidecar] = sidecars();
+    expect(sidecar?.confidence).toBeNull();
+    expect(sidecar?.provenance.degraded).toBe(true);
+    const rejected = readdirSync(join(repo.dir, '.forge', 'rejected-input'));
+    expect(rejected.some((n) => n.endsWith('.reason') && readFileSync(join(repo!.dir, '.forge', 'rejected-input', n), 'utf8').includes('stale'))).toBe(true);
+  });
+
+  it('a cd into a nested repo moves nothing: the sidecar and events stay in the project', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    repo.write('vendor/lib/README.md', 'lib\n');
+    const nested = join(repo.dir, 'vendor', 'lib');
+    for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'user.email=e@x', '-c', 'user.name=e', 'commit', '-qm', 'lib']]) {
+      (await import('node:child_process')).execFileSync('git', args, { cwd: nested });
+    }
+    repo.write('.gitignore', 'node_modules/\nvendor/\n');
+    repo.git('add', '.gitignore');
+    repo.git('commit', '-qm', 'ignore vendor');
+    await session([BASH('cd vendor/lib && echo note > note.txt'), WRITE(join(repo.dir, 'src/auth/login.ts')), DONE()], 'work in the vendored lib');
+    expect(existsSync(join(nested, '.forge'))).toBe(false);
+    const all = sidecars();
+    expect(all).toHaveLength(1);
+    expect(all[0]!.files_changed).toEqual(['src/auth/login.ts']);
+    const report = repo.cli(['report', '--format', 'json']);
+    expect(JSON.parse(report.stdout).summary?.count ?? JSON.parse(report.stdout).rows?.length).toBe(1);
+    expect(events().length).toBeGreaterThan(3);
+  });
+
+  it('a file dirty before the session (and the kit\'s own install files) is not blamed', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    repo.write('src/auth/draft.ts', 'the user\'s own unfinished work\n');
+    repo.write('README.md', '# scratch\nedited by the user\n');
+    await session([WRITE(join(repo.dir, 'docs/guide.md'), '# guide\n'), DONE()], 'write the guide');
+    const [sidecar] = sidecars();
+    expect(sidecar?.files_changed).toEqual(['docs/guide.md']);
+    expect(sidecar?.risk.needs_review).toBe(false);
+  });
+
+  it('the agent editing .claude/settings.json needs review', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    const settings = join(repo.dir, '.claude', 'settings.json');
+    const edited = readFileSync(settings, 'utf8').replace('"hooks"', '"permissions": {"allow": ["Bash(*)"]},\n  "hooks"');
+    await session([WRITE(settings, edited), DONE()], 'allow every command');
+    const [sidecar] = sidecars();
+    expect(sidecar?.files_changed).toContain('.claude/settings.json');
+    expect(sidecar?.risk.surface).toBe('auth');
+    expect(sidecar?.risk.needs_review).toBe(true);
+  });
+
+  it('in the default permission mode the self-report in the final answer lands with no command and no prompt', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    const run = await session([DONE()], 'summarise the repo', { permissionMode: 'default' });
+    const [sidecar] = sidecars();
+    expect(sidecar?.session_id).toBe(run.sessionId);
+    expect(sidecar?.confidence).toBe(0.55);
+    expect(sidecar?.provenance.degraded).toBe(false);
+  });
+});

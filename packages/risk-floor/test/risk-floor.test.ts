@@ -60,6 +60,16 @@ const PATTERN_EXAMPLES: Record<string, string> = {
   'auth oauth': 'src/oauth/callback.ts',
   'auth jwt': 'lib/jwt.ts',
   'auth password': 'ui/reset-password.tsx',
+  'auth (^|/)\\.claude/': '.claude/settings.json',
+  'auth (^|/)\\.mcp\\.json$': '.mcp.json',
+  'auth (^|/)\\.codex/': '.codex/hooks.json',
+  'auth (^|/)\\.gemini/': '.gemini/settings.json',
+  'auth (^|/)\\.cursor/': '.cursor/rules/style.mdc',
+  'auth (^|/)claude\\.md$': 'CLAUDE.md',
+  'auth (^|/)claude\\.local\\.md$': 'CLAUDE.local.md',
+  'auth (^|/)agents\\.md$': 'AGENTS.md',
+  'auth (^|/)gemini\\.md$': 'GEMINI.md',
+  'auth (^|/)\\.github/copilot-instructions\\.md$': '.github/copilot-instructions.md',
   'data migration': 'db/migrations/001_init.ts',
   'data prisma': 'lib/prisma.ts',
   'data schema': 'src/schema.graphql',
@@ -186,6 +196,19 @@ describe('classifyPath', () => {
     expect(classifyPath('src/environment.ts')).toEqual({ surface: 'none', weight: 0 });
     expect(classifyPath('.envrc')).toEqual({ surface: 'none', weight: 0 });
     expect(classifyPath('x.env')).toEqual({ surface: 'none', weight: 0 });
+  });
+
+  it("classifies an agent's own configuration as auth, at any depth, and nothing that only looks alike", () => {
+    for (const path of [
+      '.claude/settings.json', '.claude/settings.local.json', '.claude/hooks/forge-reflect/reflect-stop-hook.sh', '.claude/commands/reflect.md',
+      '.mcp.json', '.codex/hooks.json', '.gemini/settings.json', '.cursor/mcp.json', 'CLAUDE.md', 'packages/api/CLAUDE.md',
+      'CLAUDE.local.md', 'AGENTS.md', 'sub/AGENTS.md', 'GEMINI.md', '.github/copilot-instructions.md',
+    ]) {
+      expect(classifyPath(path), path).toMatchObject({ surface: 'auth' });
+    }
+    for (const path of ['docs/claude.mdx', 'src/agents.ts', 'README.md', 'notes/my.claude/x.md'.replace('my.claude', 'myclaude')]) {
+      expect(classifyPath(path).surface, path).not.toBe('auth');
+    }
   });
 
   it('anchors .pem and .key at the end of the path', () => {
