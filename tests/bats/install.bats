@@ -136,9 +136,21 @@ JSON
   make_repo "$repo"
   run forge_reflect install --repo "$repo"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"forge-reflect install --with-instructions adds the /reflect command"* ]]
+  # The steps name a command that runs as printed: this CLI's own path, never a bare name or npx.
+  [[ "$output" == *"forge-reflect.js install --with-instructions adds the /reflect command"* ]]
+  [[ "$output" != *"npx"* ]]
   [ ! -e "$repo/.claude/commands/reflect.md" ]
   run forge_reflect install --repo "$repo" --with-instructions
   [[ "$output" != *"install --with-instructions adds"* ]]
   [ -f "$repo/.claude/commands/reflect.md" ]
+}
+
+@test "in a project with the kit as a devDependency the steps name ./node_modules/.bin/forge-reflect" {
+  repo="$BATS_TEST_TMPDIR/dev dep"
+  make_repo "$repo"
+  mkdir -p "$repo/node_modules/.bin" && ln -s "$KIT_ROOT/packages/forge-reflect/bin/forge-reflect.js" "$repo/node_modules/.bin/forge-reflect"
+  run forge_reflect install --repo "$repo"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"./node_modules/.bin/forge-reflect validate .forge/reflections"* ]]
+  [[ "$output" == *"to undo: ./node_modules/.bin/forge-reflect uninstall"* ]]
 }

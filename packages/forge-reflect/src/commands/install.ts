@@ -8,6 +8,7 @@
  * `uninstall` can take exactly that out again.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { ensureStateDir } from '../state-dir.js';
@@ -41,6 +42,16 @@ export const NEXT_STEPS = [
   'restart Claude Code in this repository (it reads hooks at start) and trust the folder when asked: hooks of an untrusted folder do not run',
   'after a turn, check the sidecars: forge-reflect validate .forge/reflections',
 ];
+
+/**
+ * How a person runs this CLI in `repo`: the project's own copy when the kit is its devDependency,
+ * else this very file. Never a bare name or `npx forge-reflect`: the registry's `forge-reflect` is
+ * not ours, and npx fetches it whenever the local copy is missing.
+ */
+export function cliInvocation(repo: string, self: string = process.argv[1] ?? 'forge-reflect'): string {
+  if (existsSync(join(repo, 'node_modules', '.bin', 'forge-reflect'))) return './node_modules/.bin/forge-reflect';
+  return /\s/.test(self) ? JSON.stringify(self) : self;
+}
 
 /** The steps after install, for the runtimes installed: the mode, each runtime's trust, a check. */
 export function nextSteps(runtimes: readonly RuntimeId[], repo: string, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -219,6 +230,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
       : dryRun
         ? `Dry run: ${changes} change${changes === 1 ? '' : 's'} would be made; nothing was written.`
         : `Installed: ${changes} change${changes === 1 ? '' : 's'} (hooks registered in ${where}).`;
+  const cli = cliInvocation(repo);
   const report: Report = {
     command: 'install',
     repo,
@@ -230,11 +242,11 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     steps,
     notes,
     next_steps: [
-      ...nextSteps(runtimes, repo),
+      ...nextSteps(runtimes, repo).map((step) => step.replace(/forge-reflect (validate|doctor)/, `${cli} $1`)),
       ...(withInstructions
         ? []
-        : ['so the agent leaves its self-report (confidence, likely flaw): forge-reflect install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet']),
-      `to undo: forge-reflect uninstall${runtimes.map((r) => ` --runtime ${r}`).join('')}${args.local ? ' --local' : ''} (keeps .forge/)`,
+        : [`so the agent ends its answer with a self-report (confidence, likely flaw): ${cli} install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet`]),
+      `to undo: ${cli} uninstall${runtimes.map((r) => ` --runtime ${r}`).join('')}${args.local ? ' --local' : ''} (keeps .forge/)`,
     ],
     ...(withInstructions ? { claude_md_snippet: claudeMdSnippet() } : {}),
   };
