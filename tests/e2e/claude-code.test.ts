@@ -94,9 +94,12 @@ describe('Claude Code, real client: the traps of real sessions', () => {
   it('with the mode unset the session runs and nothing at all is written', async () => {
     repo = makeScratchRepo();
     installKit(repo);
+    const listing = () => (readdirSync(join(repo!.dir, '.forge'), { recursive: true }) as string[]).sort();
+    const before = listing(); // what install made: the state folder and its .gitignore
     await session([WRITE(join(repo.dir, 'src/auth/a.ts')), DONE()], 'write it', { mode: null });
     expect(existsSync(join(repo.dir, 'src/auth/a.ts'))).toBe(true);
-    expect(existsSync(join(repo.dir, '.forge'))).toBe(false);
+    expect(listing()).toEqual(before);
+    expect(before.filter((n) => /spool\/|reflections\/|sessions\//.test(n))).toEqual([]);
   });
 
   it('a stale self-report left by an earlier session is not merged into a session that reports nothing', async () => {
