@@ -7,13 +7,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicRoute, type AssistantTurn } from './support/anthropic-mock.js';
 import { startMockServer, type MockServer } from './support/mock-server.js';
+import { answerWith, eventsOf, REPORT, sidecarsOf } from './support/records.js';
 import { runClaude } from './support/run-claude.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
 const SECRET = 'sk-ant-api03-E2eSecretValueThatMustNeverBeStored0123456789abcdef';
-const REPORT = { confidence: 0.55, most_likely_wrong: { surface: 'auth', description: 'the token is never rotated' }, known_not_in_diff: 'did not run the integration tests' };
-const answer = (text: string, report: object | null = REPORT) =>
-  report === null ? text : `${text}\n\n\`\`\`reflection\n${JSON.stringify(report)}\n\`\`\`\n`;
+const answer = answerWith;
 
 let repo: ScratchRepo | undefined;
 let mock: MockServer | undefined;
@@ -34,20 +33,8 @@ async function session(script: AssistantTurn[], prompt: string, options: { mode?
   return run;
 }
 
-function sidecars(dir = join(repo!.dir, '.forge', 'reflections')): Record<string, any>[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.reflection.json'))
-    .sort()
-    .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')));
-}
-
-function events(): Record<string, any>[] {
-  const r = repo!.cli(['events', '--json', '--limit', '1000']);
-  expect(r.status, r.stderr).toBe(0);
-  const parsed = JSON.parse(r.stdout);
-  return Array.isArray(parsed) ? parsed : parsed.events;
-}
+const sidecars = () => sidecarsOf(repo!);
+const events = () => eventsOf(repo!);
 
 describe('Claude Code, real client', () => {
   it('records a whole session: auth write, a failing and a passing Bash call, the self-report in the final answer, the secret redacted', async () => {

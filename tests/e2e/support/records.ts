@@ -1,0 +1,50 @@
+/** What a session left in a scratch repo: its sidecars (files) and events (through the project's CLI). */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScratchRepo } from './scratch.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
+
+export function sidecarsOf(repo: ScratchRepo): Json[] {
+  const dir = join(repo.dir, '.forge', 'reflections');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.reflection.json'))
+    .sort()
+    .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as Json);
+}
+
+export function eventsOf(repo: ScratchRepo): Json[] {
+  const r = repo.cli(['events', '--json', '--limit', '1000']);
+  if (r.status !== 0) throw new Error(`forge-reflect events failed (${r.status}): ${r.stderr}`);
+  const parsed = JSON.parse(r.stdout) as Json[] | { events: Json[] };
+  return Array.isArray(parsed) ? parsed : parsed.events;
+}
+
+/** Every file under `rel` (recursively) with its bytes, for a byte-for-byte comparison. */
+export function treeBytes(repo: ScratchRepo, rel: string): Record<string, string> {
+  const root = join(repo.dir, rel);
+  if (!existsSync(root)) return {};
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(root, { recursive: true }) as string[]) {
+    const path = join(root, name);
+    try {
+      out[name] = readFileSync(path).toString('base64');
+    } catch {
+      out[name] = '<folder>';
+    }
+  }
+  return out;
+}
+
+export const REPORT = {
+  confidence: 0.55,
+  most_likely_wrong: { surface: 'auth', description: 'the token is never rotated' },
+  known_not_in_diff: 'did not run the integration tests',
+};
+
+/** A final answer that ends with the self-report block (none when `report` is null). */
+export function answerWith(text: string, report: object | null = REPORT): string {
+  return report === null ? text : `${text}\n\n\`\`\`reflection\n${JSON.stringify(report)}\n\`\`\`\n`;
+}
