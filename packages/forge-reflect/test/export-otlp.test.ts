@@ -1,0 +1,242 @@
+/**
+ * `forge-reflect export` against a real OTLP/HTTP receiver that decodes every request with the
+ * official opentelemetry-proto definitions: counts, attributes and bodies in both protocols, the
+ * standard environment variables, exactly-once marking through faults (receiver down, 500 then
+ * 200, too slow, SIGKILL mid-batch, refusal), redaction, and the automatic export after ingest.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openEventLog } from '../src/event-log.js';
+import { CLI, cleanupTempDirs, tempDir, writeSpoolFile } from './helpers/spool.js';
+import { SELF_EVIDENT } from './helpers/secrets.js';
+import { startReceiver, type Policy, type Receiver } from './helpers/otlp-receiver.js';
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.close();
+});
+afterAll(() => cleanupTempDirs());
+
+async function receiver(policy?: Policy): Promise<Receiver> {
+  const r = await startReceiver(policy);
+  receivers.push(r);
+  return r;
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI without blocking this process's event loop (the receiver lives here). */
+function cli(args: string[], env: Record<string, string> = {}, onChild?: (c: ChildProcess) => void): Promise<Run> {
+  return new Promise((resolve) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_') && k !== 'FORGE_EXPORT'));
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    onChild?.(child);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+const SESSION = (n: number) => `sess-${n}-7f3c2a9e`;
+
+/** Spools `turns` turns per session: a prompt, `tools` timed Bash calls, a Stop. */
+function seedSessions(state: string, sessions: number, turns: number, tools: number, prompt = 'add validation to parseConfig'): number {
+  let n = 0;
+  const spool = (session: string, event: string, payload: Record<string, unknown>) => {
+    writeSpoolFile(state, { event, payload: JSON.stringify({ session_id: session, cwd: '/home/dev/acme-app', hook_event_name: event, ...payload }) });
+    n++;
+  };
+  for (let s = 0; s < sessions; s++) {
+    for (let t = 0; t < turns; t++) {
+      spool(SESSION(s), 'UserPromptSubmit', { prompt: `${prompt} (turn ${t})` });
+      for (let k = 0; k < tools; k++) {
+        spool(SESSION(s), 'PostToolUse', { tool_name: k % 2 === 0 ? 'Bash' : 'Edit', tool_input: k % 2 === 0 ? { command: 'npm test' } : { file_path: `/home/dev/acme-app/src/f${k}.ts` }, tool_response: {}, tool_use_id: `toolu_${s}_${t}_${k}`, duration_ms: 100 + k });
+      }
+      spool(SESSION(s), 'Stop', { stop_hook_active: false });
+    }
+  }
+  return n;
+}
+
+function writeSidecar(dir: string, i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  mkdirSync(dir, { recursive: true });
+  const sidecar = {
+    schema: 'reflection.v1',
+    task_ref: `acme#${i}`,
+    agent: 'claude-code',
+    session_id: SESSION(i),
+    timestamp: `2026-11-22T10:0${i}:00.000000Z`,
+    repo: 'acme-app',
+    confidence: 0.7,
+    most_likely_wrong: { surface: 'auth', description: 'token refresh untested' },
+    known_not_in_diff: null,
+    risk: { needs_review: i % 2 === 0, score: i % 2 === 0 ? 0.9 : 0.1, surface: i % 2 === 0 ? 'auth' : 'docs', reason: 'auth: src/auth/token.ts' },
+    files_changed: ['src/auth/token.ts'],
+    provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
+    ...extra,
+  };
+  writeFileSync(join(dir, `20261122T10000${i}Z-${SESSION(i)}-abc${i}.reflection.json`), JSON.stringify(sidecar));
+  return sidecar;
+}
+
+function marks(state: string): Array<{ record_id: string }> {
+  const log = openEventLog(state);
+  try {
+    log.db.exec('CREATE TABLE IF NOT EXISTS export_marks (record_id TEXT PRIMARY KEY NOT NULL, endpoint TEXT NOT NULL, exported_at TEXT NOT NULL)');
+    return log.db.prepare('SELECT record_id FROM export_marks').all() as Array<{ record_id: string }>;
+  } finally {
+    log.close();
+  }
+}
+
+/** A state folder with 2 sessions × 2 turns × 3 tool calls (20 events, 4 turns, 12 tool spans) and 2 sidecars. */
+function fixture(): { state: string; events: number; sidecars: Array<Record<string, unknown>> } {
+  const state = tempDir('forge-otlp-');
+  const events = seedSessions(state, 2, 2, 3);
+  const sidecars = [writeSidecar(join(state, 'reflections'), 0), writeSidecar(join(state, 'reflections'), 1)];
+  return { state, events, sidecars };
+}
+const TOTAL = 20 + 2 + 4 + 12; // log records (events + sidecars) + spans
+
+/** Every record id in the log was received at least once, and each is marked exactly once. */
+function expectAllDeliveredOnce(state: string, ...rs: Receiver[]): void {
+  const received = new Set(rs.flatMap((r) => [...r.logs(), ...r.spans()].map((x) => x.recordId)));
+  const marked = marks(state).map((m) => m.record_id);
+  expect(marked).toHaveLength(TOTAL);
+  expect(new Set(marked).size).toBe(TOTAL);
+  for (const id of marked) expect(received.has(id)).toBe(true);
+  expect(received.size).toBe(TOTAL);
+}
+
+describe('export: the real protocol', () => {
+  it('http/protobuf: sidecars and events as log records, turns and tool calls as spans, each once', async () => {
+    const { state, sidecars } = fixture();
+    const r = await receiver();
+    const run = await cli(['export', '--endpoint', r.url, '--json'], { FORGE_DIR: state });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ protocol: 'http/protobuf', pending: { sidecars: 2, events: 20, turns: 4, spans: 16 }, marked: TOTAL });
+    expect(r.requests.map((q) => [q.path, q.contentType])).toEqual([
+      ['/v1/logs', 'application/x-protobuf'],
+      ['/v1/traces', 'application/x-protobuf'],
+    ]);
+
+    const logs = r.logs();
+    expect(logs).toHaveLength(22);
+    expect(new Set(logs.map((l) => l.recordId)).size).toBe(22);
+    for (const l of logs) expect(l.resource['service.name']).toBe('forge-reflect');
+
+    const side = logs.filter((l) => l.attributes['forge_reflect.record.kind'] === 'sidecar');
+    expect(side).toHaveLength(2);
+    const s0 = side.find((l) => l.attributes['session.id'] === SESSION(0));
+    expect(s0?.attributes).toMatchObject({
+      'gen_ai.agent.name': 'claude-code',
+      'vcs.repository.name': 'acme-app',
+      'forge_reflect.task_ref': 'acme#0',
+      'forge_reflect.risk.surface': 'auth',
+      'forge_reflect.risk.score': 0.9,
+      'forge_reflect.risk.needs_review': true,
+      'forge_reflect.confidence': 0.7,
+      'forge_reflect.degraded': false,
+      'forge_reflect.files_changed': ['src/auth/token.ts'],
+    });
+    expect(s0?.eventName).toBe('forge_reflect.reflection');
+    expect(JSON.parse(String(s0?.body))).toEqual(sidecars[0]);
+    expect(s0?.timeUnixNano).toBe(String(Date.parse('2026-11-22T10:00:00Z') * 1_000_000));
+
+    const events = logs.filter((l) => l.attributes['forge_reflect.record.kind'] === 'event');
+    expect(events).toHaveLength(20);
+    const byType = (t: string) => events.filter((e) => e.attributes['forge_reflect.event.type'] === t);
+    expect(byType('prompt.submitted')).toHaveLength(4);
+    expect(byType('tool.executed')).toHaveLength(12);
+    expect(byType('turn.stopped')).toHaveLength(4);
+    const edit = byType('tool.executed').find((e) => e.attributes['gen_ai.tool.name'] === 'Edit');
+    expect(edit?.attributes).toMatchObject({ 'session.id': expect.stringMatching(/^sess-/), 'forge_reflect.runtime': 'claude-code', 'code.file.path': expect.stringMatching(/src\/f\d\.ts$/), 'gen_ai.tool.call.id': expect.stringMatching(/^toolu_/) });
+    expect(JSON.parse(String(byType('prompt.submitted')[0]?.body)).prompt).toMatch(/^add validation/);
+
+    const spans = r.spans();
+    const turns = spans.filter((s) => s.attributes['forge_reflect.record.kind'] === 'turn');
+    const tools = spans.filter((s) => s.attributes['forge_reflect.record.kind'] === 'tool_call');
+    expect(turns).toHaveLength(4);
+    expect(tools).toHaveLength(12);
+    for (const t of tools) {
+      const parent = turns.find((p) => p.spanId === t.parentSpanId);
+      expect(parent).toBeDefined();
+      expect(t.traceId).toBe(parent?.traceId);
+      expect(t.attributes['session.id']).toBe(parent?.attributes['session.id']);
+      expect(BigInt(t.endTimeUnixNano) - BigInt(t.startTimeUnixNano)).toBeGreaterThanOrEqual(100_000_000n);
+      expect(BigInt(t.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(parent?.startTimeUnixNano ?? 0));
+      expect(t.attributes['gen_ai.operation.name']).toBe('execute_tool');
+    }
+    for (const t of turns) expect(t.parentSpanId).toBe('');
+    expect(new Set(turns.map((t) => t.traceId)).size).toBe(4);
+
+    expectAllDeliveredOnce(state, r);
+    const again = await cli(['export', '--endpoint', r.url, '--json'], { FORGE_DIR: state });
+    expect(JSON.parse(again.stdout)).toMatchObject({ pending: { sidecars: 0, events: 0, turns: 0 }, marked: 0 });
+    expect(r.requests).toHaveLength(2);
+  });
+
+  it('http/json through the standard OTEL_ variables: paths, headers, service name, resource attributes', async () => {
+    const { state } = fixture();
+    const r = await receiver();
+    const run = await cli(['export'], {
+      FORGE_DIR: state,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${r.url}/otlp/`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-team=forge,authorization=Bearer%20t0k',
+      OTEL_SERVICE_NAME: 'team-agents',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=dev,team=platform',
+    });
+    expect(run.code).toBe(0);
+    expect(r.requests.map((q) => [q.path, q.contentType])).toEqual([
+      ['/otlp/v1/logs', 'application/json'],
+      ['/otlp/v1/traces', 'application/json'],
+    ]);
+    expect(r.requests[0]?.headers['x-team']).toBe('forge');
+    expect(r.requests[0]?.headers.authorization).toBe('Bearer t0k');
+    expect(r.logs()).toHaveLength(22);
+    expect(r.spans()).toHaveLength(16);
+    expect(r.logs()[0]?.resource).toMatchObject({ 'service.name': 'team-agents', 'deployment.environment.name': 'dev', team: 'platform' });
+    const tool = r.spans().find((s) => s.attributes['forge_reflect.record.kind'] === 'tool_call');
+    expect(r.spans().some((s) => s.spanId === tool?.parentSpanId && s.traceId === tool?.traceId)).toBe(true);
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('per-signal endpoints are used as given; --endpoint and --protocol override the environment', async () => {
+    const { state } = fixture();
+    const logsR = await receiver();
+    const tracesR = await receiver();
+    const run = await cli(['export'], {
+      FORGE_DIR: state,
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `${logsR.url}/custom/logs`,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${tracesR.url}/custom/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(logsR.requests.map((q) => q.path)).toEqual(['/custom/logs']);
+    expect(tracesR.requests.map((q) => q.path)).toEqual(['/custom/traces']);
+    expect(logsR.logs()).toHaveLength(22);
+    expect(tracesR.spans()).toHaveLength(16);
+    const flag = await receiver();
+    const state2 = fixture().state;
+    const run2 = await cli(['export', '--endpoint', flag.url, '--protocol', 'http/protobuf'], {
+      FORGE_DIR: state2,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/unused',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    expect(run2.code).toBe(0);
+    expect(flag.requests.map((q) => q.contentType)).toEqual(['application/x-protobuf', 'application/x-protobuf']);
+  });
+});
