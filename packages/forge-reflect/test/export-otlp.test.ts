@@ -240,3 +240,184 @@ describe('export: the real protocol', () => {
     expect(flag.requests.map((q) => q.contentType)).toEqual(['application/x-protobuf', 'application/x-protobuf']);
   });
 });
+
+describe('export: faults end with every record received and marked exactly once', () => {
+  it('receiver down: exit 1 naming the endpoint, nothing marked; the next export sends everything', async () => {
+    const { state } = fixture();
+    const gone = await startReceiver();
+    const url = gone.url;
+    await gone.close(); // the port is now closed: connection refused
+    const down = await cli(['export', '--endpoint', url, '--timeout', '1'], { FORGE_DIR: state });
+    expect(down.code).toBe(1);
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+    expect(down.stderr).toContain(`${url}/v1/logs`);
+    expect(marks(state)).toHaveLength(0);
+    const r = await receiver();
+    expect((await cli(['export', '--endpoint', r.url], { FORGE_DIR: state })).code).toBe(0);
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('500 then 200: the batch is retried and marked once', async () => {
+    const { state } = fixture();
+    const r = await receiver((n) => ({ status: n === 0 ? 500 : 200 }));
+    const run = await cli(['export', '--endpoint', r.url, '--json'], { FORGE_DIR: state });
+    expect(run.code).toBe(0);
+    expect(r.requests.map((q) => q.path)).toEqual(['/v1/logs', '/v1/logs', '/v1/traces']);
+    expect(JSON.parse(run.stdout).sent.attempts).toBe(3);
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('429 and 503 are retried too', async () => {
+    const { state } = fixture();
+    const r = await receiver((n) => ({ status: n === 0 ? 429 : n === 1 ? 503 : 200 }));
+    expect((await cli(['export', '--endpoint', r.url], { FORGE_DIR: state })).code).toBe(0);
+    expect(r.requests).toHaveLength(4);
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('a receiver slower than the budget: exit 1, nothing marked; the records it got are resent next time', async () => {
+    const { state } = fixture();
+    const slow = await receiver(() => 'hang');
+    const run = await cli(['export', '--endpoint', slow.url, '--timeout', '1'], { FORGE_DIR: state });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/did not accept the export within 1 s \(timed out\)/);
+    expect(slow.logs().length).toBeGreaterThan(0); // it received them, but never acknowledged
+    expect(marks(state)).toHaveLength(0);
+    const r = await receiver();
+    expect((await cli(['export', '--endpoint', r.url], { FORGE_DIR: state })).code).toBe(0);
+    expectAllDeliveredOnce(state, slow, r);
+    expect(r.logs()).toHaveLength(22); // all resent: none had been acknowledged
+  });
+
+  it('SIGKILL while the third batch is in flight: the two acknowledged batches stay marked, the rest is resent', async () => {
+    const { state } = fixture();
+    let child: ChildProcess | undefined;
+    const first = await receiver((n) => {
+      if (n < 2) return { status: 200 };
+      child?.kill('SIGKILL'); // deterministic: the exporter dies with request 3 unanswered
+      return 'hang';
+    });
+    const killed = await cli(['export', '--endpoint', first.url, '--batch-size', '5'], { FORGE_DIR: state }, (c) => (child = c));
+    expect(killed.signal).toBe('SIGKILL');
+    const acked = first.requests.slice(0, 2).flatMap((q) => q.logs.map((l) => l.recordId));
+    expect(acked).toHaveLength(10);
+    expect(marks(state).map((m) => m.record_id).sort()).toEqual([...acked].sort());
+    const r = await receiver();
+    expect((await cli(['export', '--endpoint', r.url, '--batch-size', '5'], { FORGE_DIR: state })).code).toBe(0);
+    const resent = r.logs().map((l) => l.recordId);
+    for (const id of acked) expect(resent).not.toContain(id);
+    for (const id of first.requests[2]?.logs.map((l) => l.recordId) ?? []) expect(resent).toContain(id);
+    expectAllDeliveredOnce(state, first, r);
+  });
+
+  it('a refusing endpoint: one line naming it and the status, exit 1, nothing marked', async () => {
+    const { state } = fixture();
+    const r = await receiver(() => ({ status: 400 }));
+    const run = await cli(['export', '--endpoint', r.url], { FORGE_DIR: state });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain(`${r.url}/v1/logs refused the export with HTTP 400`);
+    expect(r.requests).toHaveLength(1);
+    expect(marks(state)).toHaveLength(0);
+  });
+});
+
+describe('export: bad input, dry run, secrets', () => {
+  it.each([
+    [['--endpoint', 'not a url'], /--endpoint "not a url" is not a URL; give an http:\/\/ or https:\/\/ URL/],
+    [['--endpoint', 'ftp://collector:21'], /is not an http\(s\) URL/],
+    [['--endpoint', 'http://127.0.0.1:4318', '--protocol', 'grpc'], /--protocol "grpc" is not a supported protocol; use http\/protobuf or http\/json/],
+  ])('%j is a usage error (exit 2)', async (args, message) => {
+    const { state } = fixture();
+    const run = await cli(['export', ...args], { FORGE_DIR: state });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(marks(state)).toHaveLength(0);
+  });
+
+  it('a bad OTEL_EXPORTER_OTLP_PROTOCOL is a usage error too; no endpoint at all says how to give one', async () => {
+    const { state } = fixture();
+    const bad = await cli(['export'], { FORGE_DIR: state, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL "grpc" is not a supported protocol; use http\/protobuf or http\/json/);
+    const none = await cli(['export'], { FORGE_DIR: state });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no OTLP endpoint: pass --endpoint/);
+  });
+
+  it('--dry-run counts and sends nothing, marks nothing', async () => {
+    const { state } = fixture();
+    const r = await receiver();
+    const run = await cli(['export', '--endpoint', r.url, '--dry-run', '--json'], { FORGE_DIR: state });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ dry_run: true, pending: { sidecars: 2, events: 20, turns: 4, spans: 16 }, marked: 0 });
+    expect(r.requests).toHaveLength(0);
+    expect(marks(state)).toHaveLength(0);
+    const since = await cli(['export', '--dry-run', '--json', '--since', '2099-01-01'], { FORGE_DIR: state });
+    expect(JSON.parse(since.stdout).pending).toEqual({ sidecars: 0, events: 0, turns: 0, spans: 0 });
+  });
+
+  it('a secret in a prompt and in a sidecar\'s self-reported text never reaches the receiver', async () => {
+    const state = tempDir('forge-otlp-secret-');
+    const key = (SELF_EVIDENT[0] as { value: string }).value;
+    const gh = (SELF_EVIDENT.find((s) => s.kind === 'github_token') as { value: string }).value;
+    seedSessions(state, 1, 1, 1, `deploy with ${key} please`);
+    writeSidecar(join(state, 'reflections'), 0, {
+      most_likely_wrong: { surface: 'auth', description: `the token ${gh} may leak` },
+      known_not_in_diff: `staging password=${'Hunter2' + 'Secret9'} is shared`,
+    });
+    for (const protocol of ['http/protobuf', 'http/json']) {
+      const r = await receiver();
+      const s2 = protocol === 'http/json' ? tempDir('forge-otlp-secret-') : state;
+      if (s2 !== state) {
+        seedSessions(s2, 1, 1, 1, `deploy with ${key} please`);
+        writeSidecar(join(s2, 'reflections'), 0, { most_likely_wrong: { surface: 'auth', description: `the token ${gh} may leak` }, known_not_in_diff: `staging password=${'Hunter2' + 'Secret9'} is shared` });
+      }
+      expect((await cli(['export', '--endpoint', r.url, '--protocol', protocol], { FORGE_DIR: s2 })).code).toBe(0);
+      const raw = Buffer.concat(r.requests.map((q) => q.raw)).toString('latin1');
+      expect(raw).not.toContain(key);
+      expect(raw).not.toContain(gh);
+      expect(raw).not.toContain('Hunter2Secret9');
+      const sidecarBody = JSON.parse(String(r.logs().find((l) => l.attributes['forge_reflect.record.kind'] === 'sidecar')?.body));
+      expect(sidecarBody.most_likely_wrong.description).toMatch(/\[REDACTED:github_token\]/);
+      const prompt = r.logs().find((l) => l.attributes['forge_reflect.event.type'] === 'prompt.submitted');
+      expect(String(prompt?.body)).toMatch(/\[REDACTED:anthropic_key\]/);
+    }
+  });
+});
+
+describe('export after ingest (what the Stop hook starts)', () => {
+  it('export.endpoint in .forge/config.json: ingest exports everything, once', async () => {
+    const { state } = fixture();
+    const r = await receiver();
+    writeFileSync(join(state, 'config.json'), JSON.stringify({ export: { endpoint: r.url, protocol: 'http/json' } }));
+    const run = await cli(['ingest'], { FORGE_DIR: state });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^drained 20,/);
+    expect(r.requests.map((q) => q.contentType)).toEqual(['application/json', 'application/json']);
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('OTEL env alone does not export; with FORGE_EXPORT=on it does; FORGE_EXPORT=off wins over the config', async () => {
+    const { state } = fixture();
+    const r = await receiver();
+    await cli(['ingest'], { FORGE_DIR: state, OTEL_EXPORTER_OTLP_ENDPOINT: r.url });
+    expect(r.requests).toHaveLength(0);
+    writeFileSync(join(state, 'config.json'), JSON.stringify({ export: { endpoint: r.url } }));
+    await cli(['ingest'], { FORGE_DIR: state, FORGE_EXPORT: 'off' });
+    expect(r.requests).toHaveLength(0);
+    writeFileSync(join(state, 'config.json'), '{}');
+    await cli(['ingest'], { FORGE_DIR: state, OTEL_EXPORTER_OTLP_ENDPOINT: r.url, FORGE_EXPORT: 'on' });
+    expectAllDeliveredOnce(state, r);
+  });
+
+  it('a failing automatic export does not fail the ingest; it says so in one line and leaves records pending', async () => {
+    const { state } = fixture();
+    const r = await receiver(() => ({ status: 403 }));
+    writeFileSync(join(state, 'config.json'), JSON.stringify({ export: { endpoint: r.url } }));
+    const run = await cli(['ingest'], { FORGE_DIR: state });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/export after ingest: the OTLP endpoint .* refused the export with HTTP 403/);
+    expect(marks(state)).toHaveLength(0);
+  });
+});
