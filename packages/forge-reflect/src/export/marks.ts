@@ -34,20 +34,50 @@ export function countMarks(db: Database): number {
 
 const EVENT_COLUMNS = 'e.id, e.session_id, e.agent_id, e.ts, e.runtime, e.type, e.hook_event, e.tool_name, e.tool_use_id, e.duration_ms, e.cwd, e.payload, e.truncated';
 
-/** Events without a mark, oldest first. */
-export function pendingEvents(db: Database, since: string | undefined): EventRow[] {
-  return db
-    .prepare(`SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN export_marks m ON m.record_id = 'event:' || e.id
-              WHERE m.record_id IS NULL ${since === undefined ? '' : 'AND e.ts >= ?'} ORDER BY e.ts, e.id`)
-    .all(...(since === undefined ? [] : [since])) as EventRow[];
+export interface Page {
+  limit: number;
+  /** Only rows after this (ts, id): keyset paging, so a page never repeats. */
+  after?: { ts: string; id: string };
 }
 
-/** Stop events (finished turns) whose turn span has no mark, oldest first. */
-export function pendingStops(db: Database, since: string | undefined): EventRow[] {
+function pending(db: Database, prefix: string, typeClause: string, since: string | undefined, page: Page): EventRow[] {
+  const where = [`m.record_id IS NULL`, typeClause];
+  const params: Record<string, unknown> = { limit: page.limit };
+  if (since !== undefined) {
+    where.push('e.ts >= @since');
+    params.since = since;
+  }
+  if (page.after !== undefined) {
+    where.push('(e.ts > @ats OR (e.ts = @ats AND e.id > @aid))');
+    params.ats = page.after.ts;
+    params.aid = page.after.id;
+  }
   return db
-    .prepare(`SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN export_marks m ON m.record_id = 'turn:' || e.id
-              WHERE e.type = 'turn.stopped' AND m.record_id IS NULL ${since === undefined ? '' : 'AND e.ts >= ?'} ORDER BY e.ts, e.id`)
-    .all(...(since === undefined ? [] : [since])) as EventRow[];
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN export_marks m ON m.record_id = '${prefix}' || e.id
+              WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY e.ts, e.id LIMIT @limit`)
+    .all(params) as EventRow[];
+}
+
+/** Events without a mark, oldest first, one page. */
+export function pendingEvents(db: Database, since: string | undefined, page: Page): EventRow[] {
+  return pending(db, 'event:', '', since, page);
+}
+
+/** Stop events (finished turns) whose turn span has no mark, oldest first, one page. */
+export function pendingStops(db: Database, since: string | undefined, page: Page): EventRow[] {
+  return pending(db, 'turn:', "e.type = 'turn.stopped'", since, page);
+}
+
+export function countPending(db: Database, since: string | undefined): { events: number; turns: number } {
+  const count = (prefix: string, typeClause: string) =>
+    Number(
+      db
+        .prepare(`SELECT count(*) FROM events e LEFT JOIN export_marks m ON m.record_id = '${prefix}' || e.id
+                  WHERE m.record_id IS NULL ${typeClause} ${since === undefined ? '' : 'AND e.ts >= ?'}`)
+        .pluck()
+        .get(...(since === undefined ? [] : [since])),
+    );
+  return { events: count('event:', ''), turns: count('turn:', "AND e.type = 'turn.stopped'") };
 }
 
 /** The events of a turn: the session's events after its previous stop and before this one. */

@@ -11,14 +11,14 @@ import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, Protob
 import { acquireDrainLock } from '../drain-lock.js';
 import { openDrainedLog } from '../drain.js';
 import { UserError } from '../errors.js';
-import type { EventLog } from '../event-log.js';
+import type { EventRow } from '../event-log.js';
 import { loadRedactionRules, warnOnStderr } from '../redact-config.js';
 import { redactJsonInPlace, type RedactionRules } from '../redact.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { isoMicros } from '../since.js';
 import { ensurePrivateDir } from '../state-dir.js';
 import { readExportConfig } from './auto.js';
-import { ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents } from './marks.js';
+import { countPending, ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents, type Page } from './marks.js';
 import { checkFlagsOnly, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
 import { eventLog, sidecarLog, turnSpans, type HrTime, type LogItem, type Resource, type SpanItem } from './records.js';
 import { sendWithRetry } from './send.js';
@@ -72,24 +72,6 @@ interface Batch<T> {
   recordIds: string[];
 }
 
-function batchLogs(items: readonly LogItem[], size: number): Array<Batch<LogItem>> {
-  const out: Array<Batch<LogItem>> = [];
-  let current: Batch<LogItem> = { items: [], recordIds: [] };
-  let bytes = 0;
-  for (const item of items) {
-    if (current.items.length >= size || (current.items.length > 0 && bytes + item.body.length > BATCH_BYTES)) {
-      out.push(current);
-      current = { items: [], recordIds: [] };
-      bytes = 0;
-    }
-    current.items.push(item);
-    current.recordIds.push(item.recordId);
-    bytes += item.body.length;
-  }
-  if (current.items.length > 0) out.push(current);
-  return out;
-}
-
 /** Spans of one turn always travel together, so a turn is acknowledged whole. */
 function batchTurns(turns: readonly SpanItem[][], size: number): Array<Batch<SpanItem>> {
   const out: Array<Batch<SpanItem>> = [];
@@ -117,30 +99,6 @@ function encode(signal: 'logs' | 'traces', protocol: Protocol, items: readonly u
 }
 
 const CONTENT_TYPE: Record<Protocol, string> = { 'http/protobuf': 'application/x-protobuf', 'http/json': 'application/json' };
-
-interface Collected {
-  logs: LogItem[];
-  turns: SpanItem[][];
-  counts: ExportResult['pending'];
-}
-
-function collect(log: EventLog, options: ExportOptions, resource: Resource, rules: RedactionRules, observed: HrTime): Collected {
-  const db = log.db;
-  ensureMarksTable(db);
-  indexSidecars(db, options.dirs);
-  const logs: LogItem[] = [];
-  let sidecars = 0;
-  for (const { path, stem } of pendingSidecars(db, options.dirs, options.since)) {
-    const sidecar = readSidecar(path, rules);
-    if (sidecar === undefined) continue;
-    logs.push(sidecarLog({ stem, sidecar, observed }, resource));
-    sidecars++;
-  }
-  const events = pendingEvents(db, options.since);
-  for (const row of events) logs.push(eventLog(row, resource, observed));
-  const turns = pendingStops(db, options.since).map((stop) => turnSpans({ stop, events: turnEvents(db, stop) }, resource));
-  return { logs, turns, counts: { sidecars, events: events.length, turns: turns.length, spans: turns.reduce((n, t) => n + t.length, 0) } };
-}
 
 /**
  * Sends what is pending. Throws a UserError (exit 1) when the endpoint refuses or the budget runs
@@ -179,31 +137,70 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
   try {
     const log = openDrainedLog(stateDir);
     try {
+      const db = log.db;
+      ensureMarksTable(db);
+      indexSidecars(db, options.dirs);
       const rules = loadRedactionRules(stateDir, warnOnStderr);
-      const collected = collect(log, options, resource, rules, hrNow(started));
-      result.pending = collected.counts;
-      if (options.dryRun || target === undefined) return result;
+      const observed = hrNow(started);
       const size = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
       const deadline = started + options.budgetMs;
-      const jobs: Array<{ signal: 'logs' | 'traces'; to: SignalTarget; batch: Batch<LogItem> | Batch<SpanItem> }> = [
-        ...batchLogs(collected.logs, size).map((batch) => ({ signal: 'logs' as const, to: target.logs, batch })),
-        ...batchTurns(collected.turns, size).map((batch) => ({ signal: 'traces' as const, to: target.traces, batch })),
-      ];
-      for (const job of jobs) {
-        const body = encode(job.signal, job.to.protocol, job.batch.items);
-        const outcome = await sendWithRetry({ url: job.to.url, body, contentType: CONTENT_TYPE[job.to.protocol], headers: job.to.headers, deadline });
+      const sidecars = pendingSidecars(db, options.dirs, options.since);
+      const counts = countPending(db, options.since);
+      result.pending = { sidecars: sidecars.length, events: counts.events, turns: counts.turns, spans: 0 };
+
+      const send = async (signal: 'logs' | 'traces', batch: Batch<LogItem> | Batch<SpanItem>): Promise<void> => {
+        if (options.dryRun || target === undefined) return;
+        const to = signal === 'logs' ? target.logs : target.traces;
+        const body = encode(signal, to.protocol, batch.items);
+        const outcome = await sendWithRetry({ url: to.url, body, contentType: CONTENT_TYPE[to.protocol], headers: to.headers, deadline });
         result.sent.attempts += outcome.attempts;
-        const left = jobs.reduce((n, j) => n + j.batch.recordIds.length, 0) - result.sent.log_records - result.sent.spans;
         if (!outcome.ok) {
-          const done = `${result.marked} record(s) exported before, ${left} left pending for the next export`;
-          if (outcome.refused) throw new UserError(`the OTLP endpoint ${job.to.url} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
-          throw new UserError(`the OTLP endpoint ${job.to.url} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
+          const done = `${result.marked} record(s) exported before it, the rest stays pending for the next export`;
+          if (outcome.refused) throw new UserError(`the OTLP endpoint ${to.url} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
+          throw new UserError(`the OTLP endpoint ${to.url} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
         }
         result.sent.requests++;
-        if (job.signal === 'logs') result.sent.log_records += job.batch.items.length;
-        else result.sent.spans += job.batch.items.length;
-        result.marked += markExported(log.db, job.batch.recordIds, job.to.url, isoMicros(now()));
+        if (signal === 'logs') result.sent.log_records += batch.items.length;
+        else result.sent.spans += batch.items.length;
+        result.marked += markExported(db, batch.recordIds, to.url, isoMicros(now()));
         lock?.touch();
+      };
+
+      // Log records: sidecars, then events, read a page at a time and sent in batches of `size`
+      // records (or BATCH_BYTES of bodies, whichever comes first).
+      let buffer: LogItem[] = [];
+      let bytes = 0;
+      const flush = async () => {
+        if (buffer.length === 0) return;
+        const items = buffer;
+        buffer = [];
+        bytes = 0;
+        await send('logs', { items, recordIds: items.map((i) => i.recordId) });
+      };
+      const add = async (item: LogItem) => {
+        if (buffer.length >= size || (buffer.length > 0 && bytes + item.body.length > BATCH_BYTES)) await flush();
+        buffer.push(item);
+        bytes += item.body.length;
+      };
+      for (const { path, stem } of sidecars) {
+        const sidecar = readSidecar(path, rules);
+        if (sidecar !== undefined) await add(sidecarLog({ stem, sidecar, observed }, resource));
+      }
+      for (let after: Page['after']; ; ) {
+        const rows = pendingEvents(db, options.since, { limit: size, after });
+        if (rows.length === 0) break;
+        after = { ts: (rows.at(-1) as EventRow).ts, id: (rows.at(-1) as EventRow).id };
+        for (const row of rows) await add(eventLog(row, resource, observed));
+      }
+      await flush();
+      // Spans: finished turns, a page of stops at a time; a turn's spans go in one request.
+      for (let after: Page['after']; ; ) {
+        const stops = pendingStops(db, options.since, { limit: size, after });
+        if (stops.length === 0) break;
+        after = { ts: (stops.at(-1) as EventRow).ts, id: (stops.at(-1) as EventRow).id };
+        const turns = stops.map((stop) => turnSpans({ stop, events: turnEvents(db, stop) }, resource));
+        result.pending.spans += turns.reduce((n, t) => n + t.length, 0);
+        for (const batch of batchTurns(turns, size)) await send('traces', batch);
       }
       return result;
     } finally {
@@ -213,4 +210,3 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
     lock?.release();
   }
 }
-

@@ -1,5 +1,5 @@
 /**
- * One OTLP/HTTP request, retried as the OTLP specification asks: 429, 502, 503, 504 (and any other
+ * One OTLP/HTTP request, retried as the OTLP specification asks: 408, 429, 502, 503, 504 (and any other
  * 5xx), timeouts and connection failures are retried with exponential backoff (honouring a
  * Retry-After in seconds), all within a deadline; any other non-2xx is a refusal and is not retried.
  */
@@ -22,7 +22,7 @@ const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5_000;
 
 function retryable(status: number): boolean {
-  return status === 429 || status >= 500;
+  return status === 408 || status === 429 || status >= 500;
 }
 
 function retryAfterMs(value: string | null): number | undefined {
