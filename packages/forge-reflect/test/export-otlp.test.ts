@@ -421,3 +421,20 @@ describe('export after ingest (what the Stop hook starts)', () => {
     expect(marks(state)).toHaveLength(0);
   });
 });
+
+describe('export: one at a time', () => {
+  it('a second export while one is in flight sends nothing and says so; the first still marks once', async () => {
+    const { state } = fixture();
+    let second: Run | undefined;
+    const r = await receiver(async (n) => {
+      // hold the first export's first request until a second export has run to its end
+      if (n === 0) second = await cli(['export', '--endpoint', 'http://127.0.0.1:9', '--json'], { FORGE_DIR: state });
+      return { status: 200 };
+    });
+    const first = await cli(['export', '--endpoint', r.url, '--timeout', '60'], { FORGE_DIR: state });
+    expect(first.code).toBe(0);
+    expect(second?.code).toBe(0);
+    expect(JSON.parse(second?.stdout ?? '{}')).toMatchObject({ locked: true, marked: 0 });
+    expectAllDeliveredOnce(state, r);
+  });
+});

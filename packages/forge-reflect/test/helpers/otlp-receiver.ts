@@ -53,7 +53,7 @@ export interface ReceivedRequest {
 }
 
 /** What to do with the n-th request (0-based): answer a status, or hang (never answer). */
-export type Policy = (n: number, request: ReceivedRequest) => { status: number } | 'hang';
+export type Policy = (n: number, request: ReceivedRequest) => { status: number } | 'hang' | Promise<{ status: number }>;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function anyValue(v: any): Value {
@@ -165,9 +165,13 @@ export async function startReceiver(policy: Policy = () => ({ status: 200 }), po
         hanging.push(res);
         return;
       }
-      res.writeHead(action.status, { 'Content-Type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(contentType.includes('json') ? '{}' : '');
+      void Promise.resolve(action).then((a) => answer(res, a.status, contentType));
     });
   });
+  const answer = (res: ServerResponse, status: number, contentType: string) => {
+    if (res.destroyed) return;
+    res.writeHead(status, { 'Content-Type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(contentType.includes('json') ? '{}' : '');
+  };
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   const actual = (server.address() as AddressInfo).port;
   return {
