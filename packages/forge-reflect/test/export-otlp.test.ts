@@ -310,6 +310,17 @@ describe('export: faults end with every record received and marked exactly once'
     expectAllDeliveredOnce(state, first, r);
   });
 
+  it('credentials in the endpoint URL go as Basic auth and are never printed or stored', async () => {
+    const { state } = fixture();
+    const r = await receiver(() => ({ status: 401 }));
+    const url = r.url.replace('http://', 'http://deploy:S3cretPassw0rd@');
+    const run = await cli(['export', '--endpoint', url], { FORGE_DIR: state });
+    expect(run.code).toBe(1);
+    expect(r.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('deploy:S3cretPassw0rd').toString('base64')}`);
+    expect(run.stderr).toContain(`${r.url}/v1/logs refused the export with HTTP 401`);
+    expect(run.stderr).not.toContain('S3cretPassw0rd');
+  });
+
   it('a refusing endpoint: one line naming it and the status, exit 1, nothing marked', async () => {
     const { state } = fixture();
     const r = await receiver(() => ({ status: 400 }));

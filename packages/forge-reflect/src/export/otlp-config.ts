@@ -10,6 +10,7 @@
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is used exactly as given.
  */
 import { usageError } from '../errors.js';
+import { redactText } from '../redact.js';
 
 export const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -49,16 +50,30 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/** An endpoint as printed or stored: without user:password, and with secret-looking query values redacted. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username !== '' || u.password !== '') {
+      u.username = '';
+      u.password = '';
+    }
+    return redactText(u.href);
+  } catch {
+    return redactText(url);
+  }
+}
+
 /** Checks an endpoint; throws a usage error naming the valid forms. */
 export function parseEndpoint(value: string, where: string): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw usageError(`${where} ${JSON.stringify(value)} is not a URL; give ${ENDPOINT_FORMS}`);
+    throw usageError(`${where} ${JSON.stringify(redactText(value))} is not a URL; give ${ENDPOINT_FORMS}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw usageError(`${where} ${JSON.stringify(value)} is not an http(s) URL; give ${ENDPOINT_FORMS}`);
+    throw usageError(`${where} ${JSON.stringify(displayUrl(value))} is not an http(s) URL; give ${ENDPOINT_FORMS}`);
   }
   return url;
 }

@@ -19,7 +19,7 @@ import { isoMicros } from '../since.js';
 import { ensurePrivateDir } from '../state-dir.js';
 import { readExportConfig } from './auto.js';
 import { countPending, ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents, type Page } from './marks.js';
-import { checkFlagsOnly, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
+import { checkFlagsOnly, displayUrl, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
 import { eventLog, sidecarLog, turnSpans, type HrTime, type LogItem, type Resource, type SpanItem } from './records.js';
 import { sendWithRetry } from './send.js';
 
@@ -124,7 +124,7 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
   const result: ExportResult = {
     dry_run: Boolean(options.dryRun),
     locked: false,
-    endpoints: target === undefined ? null : { logs: target.logs.url, traces: target.traces.url },
+    endpoints: target === undefined ? null : { logs: displayUrl(target.logs.url), traces: displayUrl(target.traces.url) },
     protocol: target?.logs.protocol ?? null,
     pending: { sidecars: 0, events: 0, turns: 0, spans: 0 },
     sent: { log_records: 0, spans: 0, requests: 0, attempts: 0 },
@@ -156,13 +156,13 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
         result.sent.attempts += outcome.attempts;
         if (!outcome.ok) {
           const done = `${result.marked} record(s) exported before it, the rest stays pending for the next export`;
-          if (outcome.refused) throw new UserError(`the OTLP endpoint ${to.url} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
-          throw new UserError(`the OTLP endpoint ${to.url} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
+          if (outcome.refused) throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
+          throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
         }
         result.sent.requests++;
         if (signal === 'logs') result.sent.log_records += batch.items.length;
         else result.sent.spans += batch.items.length;
-        result.marked += markExported(db, batch.recordIds, to.url, isoMicros(now()));
+        result.marked += markExported(db, batch.recordIds, displayUrl(to.url), isoMicros(now()));
         lock?.touch();
       };
 

@@ -33,7 +33,19 @@ function retryAfterMs(value: string | null): number | undefined {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** fetch refuses URLs with user:password: they become a Basic Authorization header instead. */
+function withoutCredentials(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { url, headers };
+  const basic = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
+  u.username = '';
+  u.password = '';
+  const hasAuth = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
+  return { url: u.href, headers: hasAuth ? headers : { ...headers, Authorization: `Basic ${basic}` } };
+}
+
 export async function sendWithRetry(request: SendRequest, now: () => number = Date.now): Promise<SendOutcome> {
+  const { url, headers } = withoutCredentials(request.url, request.headers);
   let attempts = 0;
   let backoff = FIRST_BACKOFF_MS;
   let reason = 'no attempt fit in the time budget';
@@ -43,9 +55,9 @@ export async function sendWithRetry(request: SendRequest, now: () => number = Da
     attempts++;
     let wait: number | undefined;
     try {
-      const response = await fetch(request.url, {
+      const response = await fetch(url, {
         method: 'POST',
-        headers: { ...request.headers, 'Content-Type': request.contentType },
+        headers: { ...headers, 'Content-Type': request.contentType },
         body: request.body,
         signal: AbortSignal.timeout(Math.max(1, Math.min(PER_ATTEMPT_MS, left))),
       });
