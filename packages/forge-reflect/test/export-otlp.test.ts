@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openEventLog } from '../src/event-log.js';
-import { CLI, cleanupTempDirs, tempDir, writeSpoolFile } from './helpers/spool.js';
+import { CLI, cleanupTempDirs, KIT_ROOT as KIT, tempDir, writeSpoolFile } from './helpers/spool.js';
 import { SELF_EVIDENT } from './helpers/secrets.js';
 import { startReceiver, type Policy, type Receiver } from './helpers/otlp-receiver.js';
 
@@ -447,5 +447,46 @@ describe('export: one at a time', () => {
     expect(second?.code).toBe(0);
     expect(JSON.parse(second?.stdout ?? '{}')).toMatchObject({ locked: true, marked: 0 });
     expectAllDeliveredOnce(state, r);
+  });
+});
+
+describe('export from the real Stop hook', () => {
+  it('the hook returns at once; the ingest it starts exports the new sidecar and the spooled events in the background', async () => {
+    const repo = tempDir('forge-otlp-repo-');
+    const git = (...args: string[]) => spawn('git', args, { cwd: repo, stdio: 'ignore' });
+    await new Promise((r) => git('init', '-q').on('close', r));
+    const state = join(repo, '.forge');
+    mkdirSync(state, { recursive: true });
+    seedSessions(state, 1, 1, 2);
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const r = await receiver(async () => {
+      await held; // the first request waits until the hook has returned
+      return { status: 200 };
+    });
+    writeFileSync(join(state, 'config.json'), JSON.stringify({ export: { endpoint: r.url } }));
+    const payload = JSON.stringify({ session_id: 'stop-e2e', cwd: repo, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
+    const hook = await new Promise<Run>((resolve) => {
+      const child = spawn(join(KIT, 'hooks', 'reflect-stop-hook.sh'), [], {
+        cwd: repo,
+        env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REFLECTION_|FORGE_|OTEL_)/.test(k))), REFLECTION_MODE: 'solo', FORGE_DIR: state, FORGE_REFLECT_CLI: CLI },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stdin.end(payload);
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr: '' }));
+    });
+    expect(hook.code).toBe(0);
+    expect(hook.stdout).toBe('');
+    release?.();
+    const deadline = Date.now() + 45_000;
+    const sidecarSent = () => r.logs().some((l) => l.attributes['forge_reflect.record.kind'] === 'sidecar' && l.attributes['session.id'] === 'stop-e2e');
+    while (!(sidecarSent() && r.spans().some((s) => s.attributes['session.id'] === SESSION(0))) && Date.now() < deadline) await new Promise((w) => setTimeout(w, 100));
+    expect(sidecarSent()).toBe(true);
+    expect(r.logs().filter((l) => l.attributes['forge_reflect.record.kind'] === 'event').length).toBeGreaterThanOrEqual(4);
+    const turns = r.spans().filter((s) => s.attributes['forge_reflect.record.kind'] === 'turn');
+    expect(turns.filter((s) => s.attributes['session.id'] === SESSION(0))).toHaveLength(1);
+    expect(new Set(turns.map((s) => s.recordId)).size).toBe(turns.length);
   });
 });
