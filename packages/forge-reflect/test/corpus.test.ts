@@ -94,3 +94,37 @@ describe('forge-reflect corpus end to end', () => {
     expect(report.overall.correct).toBe(expected.filter((e) => e.correct).length);
   });
 });
+
+describe('forge-reflect corpus --dir a --dir b (a team)', () => {
+  it("pools each folder's own outcomes with its sidecars; the teammates' logs are left unchanged", () => {
+    const root = mkdtempSync(join(tmpdir(), 'forge-corpus-team-'));
+    roots.push(root);
+    const expected: Array<{ task: string; correct: boolean }> = [];
+    const dirs: string[] = [];
+    ['alice', 'bob'].forEach((who, w) => {
+      const state = join(root, who, '.forge');
+      const dir = join(state, 'reflections');
+      mkdirSync(dir, { recursive: true });
+      dirs.push(dir);
+      const log = openEventLog(state);
+      const insert = log.db.prepare('INSERT INTO outcomes (task_ref, correct, source, at, note, recorded_at) VALUES (?, ?, ?, ?, NULL, ?)');
+      for (let i = 0; i < 3; i++) {
+        const task = `${who}#${i}`;
+        writeFileSync(join(dir, `${who}-${i}.reflection.json`), JSON.stringify(sidecar(w * 10 + i, task, new Date(Date.UTC(2026, 0, 1, w, i)).toISOString(), 0.5 + i / 10)));
+        const correct = (i + w) % 2 === 0;
+        const at = new Date(Date.UTC(2026, 0, 3, w, i)).toISOString();
+        insert.run(task, correct ? 1 : 0, 'human', at, at);
+        expected.push({ task, correct });
+      }
+      log.close();
+    });
+    const lead = join(root, 'lead', '.forge');
+    const before = ['alice', 'bob'].map((who) => readFileSync(join(root, who, '.forge', 'events.db')));
+    const r = spawnSync(process.execPath, [CLI, 'corpus', '--dir', dirs[0] as string, '--dir', dirs[1] as string], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: lead } });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/6 row\(s\) from 6 outcome\(s\) pooled from 3 logs/);
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { task_ref: string; correct: boolean });
+    expect(rows.map((x) => ({ task: x.task_ref, correct: x.correct }))).toEqual(expected);
+    ['alice', 'bob'].forEach((who, i) => expect(readFileSync(join(root, who, '.forge', 'events.db')).equals(before[i] as Buffer)).toBe(true));
+  });
+});

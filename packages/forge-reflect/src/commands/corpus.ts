@@ -8,7 +8,8 @@ import { UserError } from '../errors.js';
 import { openEventLog } from '../event-log.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
-import { joinCorpus, type OutcomePoint, type SidecarPoint } from '../analysis/corpus-join.js';
+import { joinCorpus, type SidecarPoint } from '../analysis/corpus-join.js';
+import { pooledOutcomes } from '../analysis/pooled-outcomes.js';
 import { reportDirs } from './report.js';
 
 export async function run(args: Record<string, unknown>): Promise<number> {
@@ -24,11 +25,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
                 WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1
                   AND task_ref IS NOT NULL AND ts IS NOT NULL AND confidence IS NOT NULL`)
       .all(...dirs.map((d) => resolve(d))) as SidecarPoint[];
-    const outcomes = (log.db.prepare('SELECT id, task_ref, correct, source, at FROM outcomes ORDER BY at, id').all() as Array<Omit<OutcomePoint, 'correct'> & { correct: number }>)
-      .map((o) => ({ ...o, correct: o.correct === 1 }));
+    const { outcomes, logs } = pooledOutcomes(log.db, log.path, dirs);
     const joined = joinCorpus(sidecars, outcomes);
     text = joined.rows.map((r) => JSON.stringify(r)).join('\n') + (joined.rows.length > 0 ? '\n' : '');
-    summary = `corpus: ${joined.rows.length} row(s) from ${joined.outcomes} outcome(s) and ${sidecars.length} sidecar(s) with a confidence; ${joined.unmatched} outcome(s) had no earlier sidecar of their task, ${joined.superseded} superseded by a later outcome`;
+    summary = `corpus: ${joined.rows.length} row(s) from ${joined.outcomes} outcome(s)${logs > 1 ? ` pooled from ${logs} logs` : ''} and ${sidecars.length} sidecar(s) with a confidence; ${joined.unmatched} outcome(s) had no earlier sidecar of their task, ${joined.superseded} superseded by a later outcome`;
   } finally {
     log.close();
   }

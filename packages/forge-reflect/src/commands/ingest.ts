@@ -1,6 +1,7 @@
 import { drainSpool, type DrainCounts } from '../drain.js';
 import { UserError } from '../errors.js';
 import { isBusyError } from '../event-log.js';
+import { AUTO_EXPORT_BUDGET_MS, autoExportEnabled, readExportConfig } from '../export/auto.js';
 import { writeJson } from '../output.js';
 import { rejectedDirOf, resolveStateDir } from '../state-dir.js';
 
@@ -36,5 +37,21 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     process.stdout.write(`${describeDrain(counts)}\n`);
     warnAboutRejected(counts, stateDir);
   }
+  await exportAfterIngest(stateDir);
   return 0;
+}
+
+/**
+ * The automatic export after a drain (the Stop hook starts `ingest` detached, so this is off the
+ * agent's path): bounded by AUTO_EXPORT_BUDGET_MS, and a failure is one line on stderr, never the
+ * ingest's exit status. What it could not send stays pending for the next one.
+ */
+async function exportAfterIngest(stateDir: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (!autoExportEnabled(readExportConfig(stateDir), env)) return;
+  try {
+    const [{ runExport }, { reportDirs }] = await Promise.all([import('../export/run-export.js'), import('./report.js')]);
+    await runExport(stateDir, { flags: {}, budgetMs: AUTO_EXPORT_BUDGET_MS, dirs: reportDirs(undefined, stateDir, env), env });
+  } catch (error) {
+    process.stderr.write(`forge-reflect: export after ingest: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
 }

@@ -1,0 +1,212 @@
+/**
+ * The export: everything not yet acknowledged (sidecars, events, finished turns) encoded by the
+ * official OpenTelemetry serializers (@opentelemetry/otlp-transformer) and sent in batches over
+ * OTLP/HTTP. Each batch's records are marked only after the endpoint answered 2xx, so a failed or
+ * killed export leaves them pending for the next one. This module (and the OpenTelemetry code it
+ * pulls in) is loaded only by `export` and by the `ingest` that follows a Stop when export is on.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { acquireDrainLock } from '../drain-lock.js';
+import { openDrainedLog } from '../drain.js';
+import { UserError } from '../errors.js';
+import type { EventRow } from '../event-log.js';
+import { loadRedactionRules, warnOnStderr } from '../redact-config.js';
+import { redactJsonInPlace, type RedactionRules } from '../redact.js';
+import { indexSidecars } from '../report/sidecar-index.js';
+import { isoMicros } from '../since.js';
+import { ensurePrivateDir } from '../state-dir.js';
+import { readExportConfig } from './auto.js';
+import { countPending, ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents, type Page } from './marks.js';
+import { checkFlagsOnly, displayUrl, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
+import { eventLog, sidecarLog, turnSpans, type HrTime, type LogItem, type Resource, type SpanItem } from './records.js';
+import { sendWithRetry } from './send.js';
+
+export const DEFAULT_BATCH_SIZE = 500;
+/** A request body stops growing past this many bytes of record bodies. */
+const BATCH_BYTES = 2 * 1024 * 1024;
+
+export interface ExportOptions {
+  flags: ExportFlags;
+  /** Only records at or after this instant (the log's ts format). */
+  since?: string;
+  dryRun?: boolean;
+  /** The whole export's time budget in ms, retries included. */
+  budgetMs: number;
+  batchSize?: number;
+  /** Sidecar folders (default: the report's). */
+  dirs: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  now?: () => number;
+}
+
+export interface ExportResult {
+  dry_run: boolean;
+  /** Another export held the lock; nothing was done. */
+  locked: boolean;
+  endpoints: { logs: string; traces: string } | null;
+  protocol: Protocol | null;
+  pending: { sidecars: number; events: number; turns: number; spans: number };
+  sent: { log_records: number; spans: number; requests: number; attempts: number };
+  marked: number;
+}
+
+function hrNow(ms: number): HrTime {
+  return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
+}
+
+function readSidecar(path: string, rules: RedactionRules): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    // Self-reported text is the agent's words: redacted like the drain redacts events.
+    return redactJsonInPlace(value, rules) as Record<string, unknown>;
+  } catch {
+    return undefined; // vanished or rewritten since it was indexed: the next export sees it
+  }
+}
+
+interface Batch<T> {
+  items: T[];
+  recordIds: string[];
+}
+
+/** Spans of one turn always travel together, so a turn is acknowledged whole. */
+function batchTurns(turns: readonly SpanItem[][], size: number): Array<Batch<SpanItem>> {
+  const out: Array<Batch<SpanItem>> = [];
+  let current: Batch<SpanItem> = { items: [], recordIds: [] };
+  for (const spans of turns) {
+    if (current.items.length > 0 && current.items.length + spans.length > size) {
+      out.push(current);
+      current = { items: [], recordIds: [] };
+    }
+    for (const s of spans) {
+      current.items.push(s);
+      current.recordIds.push(s.recordId);
+    }
+  }
+  if (current.items.length > 0) out.push(current);
+  return out;
+}
+
+function encode(signal: 'logs' | 'traces', protocol: Protocol, items: readonly unknown[]): Uint8Array {
+  const serializer =
+    signal === 'logs' ? (protocol === 'http/json' ? JsonLogsSerializer : ProtobufLogsSerializer) : protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
+  const body = serializer.serializeRequest(items as never);
+  if (body === undefined) throw new Error(`the OTLP ${signal} serializer returned nothing`);
+  return body;
+}
+
+const CONTENT_TYPE: Record<Protocol, string> = { 'http/protobuf': 'application/x-protobuf', 'http/json': 'application/json' };
+
+/**
+ * Sends what is pending. Throws a UserError (exit 1) when the endpoint refuses or the budget runs
+ * out; batches acknowledged before that stay marked.
+ */
+export async function runExport(stateDir: string, options: ExportOptions): Promise<ExportResult> {
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const config = readExportConfig(stateDir);
+  let target: ExportTarget | undefined;
+  if (options.dryRun) {
+    checkFlagsOnly(options.flags);
+    try {
+      target = resolveTarget(options.flags, env, config);
+    } catch {
+      target = undefined; // a dry run needs no endpoint
+    }
+  } else {
+    target = resolveTarget(options.flags, env, config);
+  }
+  const resource: Resource = { attributes: target?.resource ?? resolveResource(env) };
+  const result: ExportResult = {
+    dry_run: Boolean(options.dryRun),
+    locked: false,
+    endpoints: target === undefined ? null : { logs: displayUrl(target.logs.url), traces: displayUrl(target.traces.url) },
+    protocol: target?.logs.protocol ?? null,
+    pending: { sidecars: 0, events: 0, turns: 0, spans: 0 },
+    sent: { log_records: 0, spans: 0, requests: 0, attempts: 0 },
+    marked: 0,
+  };
+
+  const lockDir = ensurePrivateDir(join(stateDir, 'export'));
+  const lock = options.dryRun ? undefined : acquireDrainLock(lockDir);
+  if (!options.dryRun && lock === undefined) return { ...result, locked: true };
+  try {
+    const log = openDrainedLog(stateDir);
+    try {
+      const db = log.db;
+      ensureMarksTable(db);
+      indexSidecars(db, options.dirs);
+      const rules = loadRedactionRules(stateDir, warnOnStderr);
+      const observed = hrNow(started);
+      const size = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
+      const deadline = started + options.budgetMs;
+      const sidecars = pendingSidecars(db, options.dirs, options.since);
+      const counts = countPending(db, options.since);
+      result.pending = { sidecars: sidecars.length, events: counts.events, turns: counts.turns, spans: 0 };
+
+      const send = async (signal: 'logs' | 'traces', batch: Batch<LogItem> | Batch<SpanItem>): Promise<void> => {
+        if (options.dryRun || target === undefined) return;
+        const to = signal === 'logs' ? target.logs : target.traces;
+        const body = encode(signal, to.protocol, batch.items);
+        const outcome = await sendWithRetry({ url: to.url, body, contentType: CONTENT_TYPE[to.protocol], headers: to.headers, deadline });
+        result.sent.attempts += outcome.attempts;
+        if (!outcome.ok) {
+          const done = `${result.marked} record(s) exported before it, the rest stays pending for the next export`;
+          if (outcome.refused) throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
+          throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
+        }
+        result.sent.requests++;
+        if (signal === 'logs') result.sent.log_records += batch.items.length;
+        else result.sent.spans += batch.items.length;
+        result.marked += markExported(db, batch.recordIds, displayUrl(to.url), isoMicros(now()));
+        lock?.touch();
+      };
+
+      // Log records: sidecars, then events, read a page at a time and sent in batches of `size`
+      // records (or BATCH_BYTES of bodies, whichever comes first).
+      let buffer: LogItem[] = [];
+      let bytes = 0;
+      const flush = async () => {
+        if (buffer.length === 0) return;
+        const items = buffer;
+        buffer = [];
+        bytes = 0;
+        await send('logs', { items, recordIds: items.map((i) => i.recordId) });
+      };
+      const add = async (item: LogItem) => {
+        if (buffer.length >= size || (buffer.length > 0 && bytes + item.body.length > BATCH_BYTES)) await flush();
+        buffer.push(item);
+        bytes += item.body.length;
+      };
+      for (const { path, stem } of sidecars) {
+        const sidecar = readSidecar(path, rules);
+        if (sidecar !== undefined) await add(sidecarLog({ stem, sidecar, observed }, resource));
+      }
+      for (let after: Page['after']; ; ) {
+        const rows = pendingEvents(db, options.since, { limit: size, after });
+        if (rows.length === 0) break;
+        after = { ts: (rows.at(-1) as EventRow).ts, id: (rows.at(-1) as EventRow).id };
+        for (const row of rows) await add(eventLog(row, resource, observed));
+      }
+      await flush();
+      // Spans: finished turns, a page of stops at a time; a turn's spans go in one request.
+      for (let after: Page['after']; ; ) {
+        const stops = pendingStops(db, options.since, { limit: size, after });
+        if (stops.length === 0) break;
+        after = { ts: (stops.at(-1) as EventRow).ts, id: (stops.at(-1) as EventRow).id };
+        const turns = stops.map((stop) => turnSpans({ stop, events: turnEvents(db, stop) }, resource));
+        result.pending.spans += turns.reduce((n, t) => n + t.length, 0);
+        for (const batch of batchTurns(turns, size)) await send('traces', batch);
+      }
+      return result;
+    } finally {
+      log.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}
