@@ -182,7 +182,8 @@ export interface EventLog {
 
 let loaded: typeof BetterSqlite3 | undefined;
 
-function driver(): typeof BetterSqlite3 {
+/** better-sqlite3, loaded on first use (also by drain-lock.ts, whose lock is a SQLite lock). */
+export function sqliteDriver(): typeof BetterSqlite3 {
   loaded ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   return loaded;
 }
@@ -250,7 +251,7 @@ export function openEventLog(stateDir: string): EventLog {
   let db: Database;
   try {
     ensurePrivateFile(path);
-    const Driver = driver();
+    const Driver = sqliteDriver();
     db = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof UserError) throw error;
