@@ -5,6 +5,7 @@
 import yargs, { type Argv } from 'yargs';
 import { EXIT_OK, EXIT_USAGE, UserError, usageError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
+import { endQuietlyOnClosedPipe } from './output.js';
 import { fillPositionals, positionalsOf, splitAtDoubleDash, withOptionalPositionals } from './operands.js';
 
 /**
@@ -61,6 +62,7 @@ function buildParser(argv: string[]): Argv {
 /** Runs the CLI and returns its exit status; never throws. */
 export async function main(argv: string[]): Promise<number> {
   process.exitCode = EXIT_OK;
+  endQuietlyOnClosedPipe();
   try {
     await buildParser(argv).parseAsync();
     return Number(process.exitCode ?? EXIT_OK);
