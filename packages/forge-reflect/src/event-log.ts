@@ -276,6 +276,17 @@ export function openEventLog(stateDir: string): EventLog {
   return wrap(db, path);
 }
 
+/**
+ * An empty log in memory with the current schema, for a command that only reads when there is no
+ * state yet: it reads nothing and creates nothing on disk. `path` names where the log would be.
+ */
+export function openEmptyEventLog(stateDir: string): EventLog {
+  const Driver = sqliteDriver();
+  const db = new Driver(':memory:');
+  migrate(db, ':memory:');
+  return wrap(db, eventsDbPathOf(stateDir));
+}
+
 const COLUMNS = 'id, session_id, agent_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, cwd, payload, truncated';
 
 function wrap(db: Database, path: string): EventLog {

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { openEventLog } from '../event-log.js';
 import { usageError } from '../errors.js';
 import { writeJson } from '../output.js';
 import { renderCsv, renderMarkdown, renderTable, type ReportView } from '../report/render.js';
 import { indexSidecars, queryInvalid, queryTotals, queryValid, type SidecarFilter } from '../report/sidecar-index.js';
 import { summarize } from '../report/summary.js';
 import { parseSince, SINCE_EXAMPLE } from '../since.js';
+import { openLogForReading } from '../reading-log.js';
 import { resolveStateDir } from '../state-dir.js';
 
 /** The folders a report reads: --dir values, else $REFLECTION_DIR, else <state dir>/reflections. */
@@ -44,7 +44,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const stateDir = resolveStateDir();
   const dirs = reportDirs(args.dir as string[] | undefined, stateDir);
 
-  const log = openEventLog(stateDir);
+  const log = openLogForReading(stateDir, { cache: true });
   try {
     const progress = process.stderr.isTTY
       ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`)
