@@ -22,6 +22,10 @@ export const RISK_TABLE: readonly SurfaceRule[] = [
     patterns: [
       'auth', 'login', 'session', 'token', 'permission', 'rbac', 'credential', 'secret',
       '(^|/)\\.env($|\\.)', '\\.pem$', '\\.key$', 'oauth', 'jwt', 'password',
+      // Agent configuration: an agent changing its own instructions, permissions, hooks or tools.
+      '(^|/)\\.claude/', '(^|/)\\.mcp\\.json$', '(^|/)\\.codex/', '(^|/)\\.gemini/', '(^|/)\\.cursor/',
+      '(^|/)\\.cursorrules$', '(^|/)claude\\.md$', '(^|/)claude\\.local\\.md$', '(^|/)agents\\.md$',
+      '(^|/)agents\\.override\\.md$', '(^|/)gemini\\.md$', '(^|/)\\.github/copilot-instructions\\.md$',
     ],
   },
   {
