@@ -337,6 +337,17 @@ describe('spool housekeeping and the lock', () => {
     expect(spoolEventFiles(stateDir)).toEqual([]);
   });
 
+  it('refuses a symbolic link planted at the lock\'s name, and leaves its target alone', () => {
+    const stateDir = tempDir();
+    writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
+    const target = join(tempDir(), 'victim');
+    writeFileSync(target, 'keep me');
+    symlinkSync(target, join(stateDir, 'spool', DRAIN_LOCK_NAME));
+    expect(() => drainSpool(stateDir, quiet)).toThrow(/cannot create the drain lock .*ELOOP/);
+    expect(readFileSync(target, 'utf8')).toBe('keep me');
+    expect(spoolEventFiles(stateDir)).toHaveLength(1);
+  });
+
   it('replaces a stray file under the lock\'s name that is not a database', () => {
     const stateDir = tempDir();
     writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
