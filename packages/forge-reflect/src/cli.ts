@@ -5,6 +5,8 @@
 import yargs, { type Argv } from 'yargs';
 import { EXIT_OK, EXIT_USAGE, UserError, usageError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
+import { endQuietlyOnClosedPipe } from './output.js';
+import { fillPositionals, positionalsOf, splitAtDoubleDash, withOptionalPositionals } from './operands.js';
 
 /**
  * yargs' own usage messages as one line that names the problem: "Did you mean corpus?" becomes
@@ -24,7 +26,8 @@ export function oneLine(message: string, argv: readonly string[]): string {
 }
 
 function buildParser(argv: string[]): Argv {
-  let parser = yargs(argv)
+  const { options, operands } = splitAtDoubleDash(argv);
+  let parser = yargs(options)
     .scriptName('forge-reflect')
     .usage('$0 <command> [options]\n\nReflection sidecars, the agent event log and their analyses.')
     .strict()
@@ -39,7 +42,7 @@ function buildParser(argv: string[]): Argv {
     });
   for (const spec of COMMANDS) {
     parser = parser.command(
-      spec.command,
+      operands === undefined ? spec.command : withOptionalPositionals(spec.command),
       spec.describe,
       (y) => {
         const built = spec.builder(y);
@@ -47,8 +50,9 @@ function buildParser(argv: string[]): Argv {
         return built;
       },
       async (args) => {
+        const given = args as Record<string, unknown>;
         const run = await spec.load();
-        process.exitCode = await run(args as Record<string, unknown>);
+        process.exitCode = await run(operands === undefined ? given : fillPositionals(given, positionalsOf(spec.command), operands, spec.command));
       },
     );
   }
@@ -58,6 +62,7 @@ function buildParser(argv: string[]): Argv {
 /** Runs the CLI and returns its exit status; never throws. */
 export async function main(argv: string[]): Promise<number> {
   process.exitCode = EXIT_OK;
+  endQuietlyOnClosedPipe();
   try {
     await buildParser(argv).parseAsync();
     return Number(process.exitCode ?? EXIT_OK);

@@ -1,127 +1,98 @@
 /**
- * The drain lock: a file created with O_EXCL in the spool folder, holding `<pid> <ms> <token>`.
- * One drain at a time does the work; a second one that finds the lock held simply returns.
- * A lock is stale (a killed drain's leftover) when its pid is gone or it is older than 60 s; a
- * live drain touches it after every batch, so a long drain keeps it fresh.
+ * The drain lock: SQLite's own exclusive lock on a small database of its own,
+ * `spool/.drain-lock.db`, that never holds any data. One drain at a time does the work; a second
+ * one that finds the lock held simply returns.
  *
- * The lock saves work; it is not what keeps the log correct. Should two drains ever overlap
- * (a stale lock broken by two at once), ids are primary keys and inserts are INSERT OR IGNORE.
+ * The lock is an OS file lock (SQLite takes it with fcntl), so the kernel drops it when its
+ * process ends, however it ends: a SIGKILLed drain never blocks the next one, and no pid is ever
+ * read or trusted (pids are reused; a lock file holding one blocked drains after a kill).
+ *
+ * The lock saves work; it is not what keeps the log correct. Should two drains ever overlap,
+ * ids are primary keys and inserts are INSERT OR IGNORE.
+ *
+ * Never open this file with node:fs while a lock may be held in this process: POSIX drops all of
+ * a process's locks on a file when ANY of its descriptors for that file is closed.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { isBusyError, sqliteDriver, type Database } from './event-log.js';
 
-export const DRAIN_LOCK_NAME = '.drain.lock';
-export const STALE_LOCK_MS = 60_000;
+export const DRAIN_LOCK_NAME = '.drain-lock.db';
+/** The pid-holding lock file of earlier versions; removed when seen, never obeyed. */
+export const LEGACY_LOCK_NAME = '.drain.lock';
 
 export interface DrainLock {
   readonly path: string;
-  /** Marks the lock as alive (refreshes its mtime). */
-  touch(): void;
-  /** Removes the lock if it is still this one. */
+  /** Lets the lock go (also what the kernel does when the process dies). */
   release(): void;
 }
 
 export interface LockOptions {
-  now?: () => number;
-  staleMs?: number;
-  pidAlive?: (pid: number) => boolean;
+  /** false: drain without the lock (only for tests proving the log stays right when drains overlap). */
+  take?: boolean;
 }
 
-export function pidAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+function code(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+function removeQuietly(path: string): void {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-interface Holder {
-  pid: number | undefined;
-  token: string | undefined;
-}
-
-function readHolder(path: string): Holder {
-  try {
-    const [pid, , token] = readFileSync(path, 'utf8').trim().split(/\s+/);
-    const n = Number(pid);
-    return { pid: Number.isSafeInteger(n) && n > 0 ? n : undefined, token };
+    unlinkSync(path);
   } catch {
-    return { pid: undefined, token: undefined };
+    // already gone
   }
 }
 
-/** Whether an existing lock file is a leftover. Missing counts as stale (free). */
-export function isStale(path: string, options: LockOptions = {}): boolean {
-  const now = (options.now ?? Date.now)();
-  const staleMs = options.staleMs ?? STALE_LOCK_MS;
-  let mtimeMs: number;
+/** Opens the lock database and takes its exclusive lock without waiting; undefined when held. */
+function tryLock(path: string): Database | undefined {
+  let existed = true;
   try {
-    mtimeMs = statSync(path).mtimeMs;
-  } catch {
-    return true;
-  }
-  if (now - mtimeMs > staleMs) return true;
-  const { pid } = readHolder(path);
-  return pid !== undefined && !(options.pidAlive ?? pidAlive)(pid);
-}
-
-function tryCreate(path: string, token: string, now: number): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx', 0o600);
+    const stats = lstatSync(path);
+    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: stats.isSymbolicLink() ? 'ELOOP' : 'EISDIR' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (code(error) !== 'ENOENT') throw error;
+    existed = false;
+  }
+  const Driver = sqliteDriver();
+  const db = new Driver(path, { timeout: 0 });
+  try {
+    if (!existed) chmodSync(path, 0o600); // chmod, not open: see the note at the top
+    db.pragma('busy_timeout = 0');
+    db.pragma('journal_mode = MEMORY'); // no -journal file beside the lock
+    db.exec('BEGIN EXCLUSIVE');
+    return db;
+  } catch (error) {
+    db.close();
+    if (isBusyError(error)) return undefined;
     throw error;
   }
-  try {
-    writeSync(fd, `${process.pid} ${now} ${token}\n`);
-  } catch (error) {
-    // A full disk: an empty lock would block every drain for a minute. Remove it, then fail.
-    closeSync(fd);
-    try {
-      unlinkSync(path);
-    } catch {
-      // already gone
-    }
-    throw error;
-  }
-  closeSync(fd);
-  return true;
 }
 
 /** Takes the drain lock of a spool folder, or returns undefined when a live drain holds it. */
 export function acquireDrainLock(spoolDir: string, options: LockOptions = {}): DrainLock | undefined {
   const path = join(spoolDir, DRAIN_LOCK_NAME);
-  const token = randomBytes(8).toString('hex');
-  const now = (options.now ?? Date.now)();
-  if (!tryCreate(path, token, now)) {
-    if (!isStale(path, options)) return undefined;
-    try {
-      unlinkSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    if (!tryCreate(path, token, now)) return undefined; // another drain broke it first
+  if (options.take === false) return { path, release() {} };
+  let db: Database | undefined;
+  try {
+    db = tryLock(path);
+  } catch (error) {
+    // Not a database (a stray file under the lock's name): nobody can hold a lock on it. Replace it once.
+    if (code(error) !== 'SQLITE_NOTADB' && code(error) !== 'SQLITE_CORRUPT') throw error;
+    removeQuietly(path);
+    db = tryLock(path);
   }
+  if (db === undefined) return undefined;
+  removeQuietly(join(spoolDir, LEGACY_LOCK_NAME));
+  const held = db;
   return {
     path,
-    touch() {
-      try {
-        const t = new Date();
-        utimesSync(path, t, t);
-      } catch {
-        // gone: a later release is a no-op
-      }
-    },
     release() {
-      if (readHolder(path).token !== token) return;
+      if (!held.open) return;
       try {
-        unlinkSync(path);
-      } catch {
-        // already gone
+        if (held.inTransaction) held.exec('ROLLBACK');
+      } finally {
+        held.close();
       }
     },
   };

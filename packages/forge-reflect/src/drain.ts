@@ -176,7 +176,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
 
   let lock;
   try {
-    lock = acquireDrainLock(spool, { now, ...options.lock });
+    lock = acquireDrainLock(spool, options.lock);
   } catch (error) {
     throw new UserError(`cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
   }
@@ -227,7 +227,6 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         counts.drained += result.inserted;
         counts.alreadyPresent += result.ignored;
         for (const name of done) unlinkQuietly(join(spool, name));
-        lock.touch();
       }
     } finally {
       if (options.log === undefined) log.close();

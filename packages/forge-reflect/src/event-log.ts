@@ -184,7 +184,8 @@ export interface EventLog {
 
 let loaded: typeof BetterSqlite3 | undefined;
 
-function driver(): typeof BetterSqlite3 {
+/** better-sqlite3, loaded on first use (also by drain-lock.ts, whose lock is a SQLite lock). */
+export function sqliteDriver(): typeof BetterSqlite3 {
   loaded ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   return loaded;
 }
@@ -252,7 +253,7 @@ export function openEventLog(stateDir: string): EventLog {
   let db: Database;
   try {
     ensurePrivateFile(path);
-    const Driver = driver();
+    const Driver = sqliteDriver();
     db = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof UserError) throw error;
@@ -275,6 +276,17 @@ export function openEventLog(stateDir: string): EventLog {
     throw new UserError(`the event log ${path} is not usable (${describe(error)}); run forge-reflect doctor --repair to move it aside and start a fresh log`);
   }
   return wrap(db, path);
+}
+
+/**
+ * An empty log in memory with the current schema, for a command that only reads when there is no
+ * state yet: it reads nothing and creates nothing on disk. `path` names where the log would be.
+ */
+export function openEmptyEventLog(stateDir: string): EventLog {
+  const Driver = sqliteDriver();
+  const db = new Driver(':memory:');
+  migrate(db, ':memory:');
+  return wrap(db, eventsDbPathOf(stateDir));
 }
 
 const COLUMNS = 'id, session_id, agent_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, cwd, payload, truncated';

@@ -37,3 +37,21 @@ export function writeJson(value: unknown): void {
 export function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * A reader that stops early (`forge-reflect bounce … | head -1`) closes the pipe; the next write
+ * then fails with EPIPE, and every write after it with ERR_STREAM_DESTROYED. Those end the output
+ * quietly: no stack trace, the rest of the output is dropped, and the command finishes with the
+ * status it would have had. Any other stream error stays loud. Installed once, by main().
+ */
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WritableStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    if (guarded.has(stream)) continue;
+    guarded.add(stream);
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    });
+  }
+}

@@ -1,18 +1,39 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
+import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog, type EventRow } from '../src/event-log.js';
 import { NO_EXTRA_RULES } from '../src/redact.js';
 import { isoFromMicros, parseSpoolFile } from '../src/spool-event.js';
-import { cleanupTempDirs, readJson, referenceName, referencePayloadFiles, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
+import { CLI, cleanupTempDirs, DIST, readJson, referenceName, referencePayloadFiles, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 import { IN_CONTEXT, PRIVATE_KEYS, SELF_EVIDENT, pemSecretPart } from './helpers/secrets.js';
 
 afterEach(cleanupTempDirs);
 
 const quiet = { warn: () => {} };
+
+const HOLDER = `
+const { acquireDrainLock } = await import(process.argv[1]);
+const lock = acquireDrainLock(process.argv[2]);
+process.stdout.write(lock ? 'held\\n' : 'busy\\n');
+setInterval(() => {}, 60_000);
+`;
+
+/** A process (the built drain lock) that holds the drain lock until SIGKILLed. */
+function holdLock(spool: string): Promise<{ kill(): Promise<NodeJS.Signals | null> }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', HOLDER, pathToFileURL(join(DIST, 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (data: Buffer) => {
+      if (data.toString() !== 'held\n') reject(new Error(`the holder did not get the lock: ${data.toString()}`));
+      resolve({ kill: () => (child.kill('SIGKILL'), exited) });
+    });
+    child.on('error', reject);
+  });
+}
 
 function rows(stateDir: string): EventRow[] {
   const log = openEventLog(stateDir);
@@ -271,33 +292,67 @@ describe('spool housekeeping and the lock', () => {
     const old = new Date(Date.now() - 120_000);
     utimesSync(join(spool, '.tmp-1763806500000001-1-abcd.event'), old, old);
     expect(drainSpool(stateDir, quiet)).toMatchObject({ removedTemp: 1, drained: 0, rejected: 0 });
-    expect(readdirSync(spool).sort()).toEqual(['.tmp-1763806500000002-1-abcd.event']);
+    expect(readdirSync(spool).sort()).toEqual([DRAIN_LOCK_NAME, '.tmp-1763806500000002-1-abcd.event']);
   });
 
-  it('returns at once, draining nothing, while a live drain holds the lock', () => {
+  it('returns at once, draining nothing, while a live drain in another process holds the lock', async () => {
     const stateDir = tempDir();
     writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
-    writeFileSync(join(stateDir, 'spool', DRAIN_LOCK_NAME), `${process.pid} ${Date.now()} othertoken\n`);
-    expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: true, drained: 0 });
-    expect(spoolEventFiles(stateDir)).toHaveLength(1);
-    expect(existsSync(join(stateDir, 'spool', DRAIN_LOCK_NAME))).toBe(true); // not ours to remove
+    const holder = await holdLock(join(stateDir, 'spool'));
+    try {
+      expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: true, drained: 0 });
+      expect(spoolEventFiles(stateDir)).toHaveLength(1);
+    } finally {
+      await holder.kill();
+    }
   });
 
-  it('breaks a lock whose process is gone, or that is older than 60 s', () => {
+  it('is never blocked by a SIGKILLed drain, whatever process now has its pid', async () => {
     const stateDir = tempDir();
-    const lock = join(stateDir, 'spool', DRAIN_LOCK_NAME);
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
-    writeSpoolFile(stateDir, { payload: '{"session_id":"s1","hook_event_name":"Stop"}' });
-    writeFileSync(lock, `${dead} ${Date.now()} deadtoken\n`);
+    const spool = join(stateDir, 'spool');
+    for (let i = 0; i < 5; i++) writeSpoolFile(stateDir, { payload: `{"session_id":"s${i}","hook_event_name":"Stop"}` });
+    const holder = await holdLock(spool);
+    expect(await holder.kill()).toBe('SIGKILL');
+    // an earlier version's pid lock naming a live process (this one, and pid 1): not obeyed
+    writeFileSync(join(spool, LEGACY_LOCK_NAME), `${process.pid} ${Date.now()} livetoken\n`);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: false, drained: 5 });
+    expect(existsSync(join(spool, LEGACY_LOCK_NAME))).toBe(false);
+    writeSpoolFile(stateDir, { payload: '{"session_id":"s6","hook_event_name":"Stop"}' });
+    writeFileSync(join(spool, LEGACY_LOCK_NAME), `1 ${Date.now()} inittoken\n`);
     expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: false, drained: 1 });
-    expect(existsSync(lock)).toBe(false);
+    expect(spoolEventFiles(stateDir)).toEqual([]);
+    expect(statSync(join(spool, DRAIN_LOCK_NAME)).mode & 0o777).toBe(0o600);
+  });
 
-    writeSpoolFile(stateDir, { payload: '{"session_id":"s2","hook_event_name":"Stop"}' });
-    writeFileSync(lock, `${process.pid} ${Date.now()} oldtoken\n`);
-    const old = new Date(Date.now() - 61_000);
-    utimesSync(lock, old, old);
+  it('lets `ingest` drain everything right after a drain was SIGKILLed holding the lock', async () => {
+    const stateDir = tempDir();
+    const spool = join(stateDir, 'spool');
+    for (let i = 0; i < 40; i++) writeSpoolFile(stateDir, { payload: `{"session_id":"s${i}","hook_event_name":"Stop"}` });
+    const holder = await holdLock(spool);
+    expect(await holder.kill()).toBe('SIGKILL');
+    writeFileSync(join(spool, LEGACY_LOCK_NAME), `1 ${Date.now()} inittoken\n`);
+    const ingest = spawnSync(process.execPath, [CLI, 'ingest', '--json'], { env: { ...process.env, FORGE_DIR: stateDir }, encoding: 'utf8' });
+    expect(ingest.status, ingest.stderr).toBe(0);
+    expect(JSON.parse(ingest.stdout)).toMatchObject({ drained: 40, locked: false });
+    expect(spoolEventFiles(stateDir)).toEqual([]);
+  });
+
+  it('refuses a symbolic link planted at the lock\'s name, and leaves its target alone', () => {
+    const stateDir = tempDir();
+    writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
+    const target = join(tempDir(), 'victim');
+    writeFileSync(target, 'keep me');
+    symlinkSync(target, join(stateDir, 'spool', DRAIN_LOCK_NAME));
+    expect(() => drainSpool(stateDir, quiet)).toThrow(/cannot create the drain lock .*ELOOP/);
+    expect(readFileSync(target, 'utf8')).toBe('keep me');
+    expect(spoolEventFiles(stateDir)).toHaveLength(1);
+  });
+
+  it('replaces a stray file under the lock\'s name that is not a database', () => {
+    const stateDir = tempDir();
+    writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
+    writeFileSync(join(stateDir, 'spool', DRAIN_LOCK_NAME), 'x'.repeat(200));
     expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: false, drained: 1 });
-    expect(existsSync(lock)).toBe(false);
   });
 
   it('does nothing, and creates no database, when there is no spool', () => {

@@ -1,13 +1,20 @@
 /**
- * Faults: the drain killed with SIGKILL at random points, many times over, over a spool of
- * thousands of events: at the end every event is in the log exactly once, none rejected, none left.
- * The drain runs from the built package (dist/), as the CLI does.
+ * Faults: the drain killed with SIGKILL many times over a spool of thousands of events: at the end
+ * every event is in the log exactly once, none rejected, none left.
+ *
+ * The kills are deterministic, not timed: the drain (the built package, dist/, as the CLI runs it)
+ * SIGKILLs itself at a chosen point of a chosen batch: before the batch is written, inside its
+ * transaction after k rows, right after its commit, or after k of its files are unlinked. Each point
+ * has a state it must leave behind, checked after every kill: ids in the log and files in the spool
+ * together hold every event, and the files whose ids are already in the log are exactly the ones
+ * that point leaves (none, unless the commit happened and not all files were unlinked).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog } from '../src/event-log.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
@@ -15,33 +22,70 @@ import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from 
 afterEach(cleanupTempDirs);
 
 const EVENTS = 3_000;
-const KILLS = 25;
+const BATCH = 10;
+const KILLS = 24;
+const POINTS = ['before-batch', 'in-transaction', 'after-commit', 'mid-unlink'] as const;
+type Point = (typeof POINTS)[number];
 
+// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k
 const DRAINER = `
-const { drainSpool } = await import(process.argv[1]);
-drainSpool(process.argv[2], { batchSize: 10, warn: () => {} });
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const [drainUrl, logUrl, stateDir, point, nth, k] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6])];
+const die = () => process.kill(process.pid, 'SIGKILL');
+let unlinking = false;
+let unlinked = 0;
+const unlink = fs.unlinkSync;
+fs.unlinkSync = (path, ...rest) => {
+  if (unlinking && String(path).endsWith('.event') && ++unlinked > k) die();
+  return unlink(path, ...rest);
+};
+syncBuiltinESMExports();
+const { openEventLog } = await import(logUrl);
+const { drainSpool } = await import(drainUrl);
+const log = openEventLog(stateDir);
+let rowsTried = 0;
+log.db.function('fault', () => (++rowsTried === k ? die() : 0));
+let call = 0;
+const insertBatch = log.insertBatch;
+const faulty = { ...log, insertBatch(rows) {
+  const here = call++ === nth;
+  if (here && point === 'before-batch') die();
+  if (here && point === 'in-transaction') log.db.exec('CREATE TEMP TRIGGER fault BEFORE INSERT ON main.events BEGIN SELECT fault(); END');
+  const result = insertBatch(rows);
+  if (here && point === 'after-commit') die();
+  if (here && point === 'mid-unlink') unlinking = true;
+  return result;
+} };
+drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {} });
 `;
 
-let seed = 0x1234abcd;
-const rnd = () => {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 0x1_0000_0000;
-};
-
-function killAfter(stateDir: string, ms: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, pathToFileURL(join(DIST, 'drain.js')).href, stateDir], { stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve(signal);
-    });
+function drainAndDie(stateDir: string, point: Point, batch: number, k: number): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve, reject) => {
+    const url = (file: string) => pathToFileURL(join(DIST, file)).href;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => resolve(signal));
   });
 }
 
-describe('the drain killed with SIGKILL at random points', () => {
+function loggedIds(stateDir: string): string[] {
+  const log = openEventLog(stateDir);
+  try {
+    return (log.db.prepare('SELECT id FROM events ORDER BY id').all() as { id: string }[]).map((r) => r.id);
+  } finally {
+    log.close();
+  }
+}
+
+/** How many of a killed batch's files must still be in the spool with their ids in the log. */
+function leftBoth(point: Point, k: number): number {
+  if (point === 'after-commit') return BATCH;
+  if (point === 'mid-unlink') return BATCH - k;
+  return 0; // killed before the commit: the transaction rolled back as a whole
+}
+
+describe('the drain SIGKILLed at each point of a batch', () => {
   it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
     const state = tempDir();
     const ids: string[] = [];
@@ -49,23 +93,28 @@ describe('the drain killed with SIGKILL at random points', () => {
       const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
       ids.push(name.slice(0, -'.event'.length));
     }
-    let killed = 0;
-    for (let k = 0; k < KILLS && spoolEventFiles(state).length > 0; k++) {
-      // node starts in ~50-80 ms here; kills land before, inside and between transactions
-      if ((await killAfter(state, 30 + Math.floor(rnd() * 150))) === 'SIGKILL') killed++;
+    const all = [...ids].sort();
+    for (let kill = 0; kill < KILLS; kill++) {
+      const point = POINTS[kill % POINTS.length] as Point;
+      // batch >= 1: batch 0 of a drain may hold files an earlier kill left committed, the ones after are new
+      const batch = 1 + (kill % 3);
+      const k = 1 + ((kill * 7) % (BATCH - 1));
+      const before = loggedIds(state).length;
+      expect(await drainAndDie(state, point, batch, k), `${point} of batch ${batch}`).toBe('SIGKILL');
+      const logged = loggedIds(state);
+      const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
+      const inLog = new Set(logged);
+      expect([...new Set([...logged, ...spooled])].sort()).toEqual(all); // nothing lost
+      expect(spooled.filter((id) => inLog.has(id)), `${point} of batch ${batch}, k=${k}`).toHaveLength(leftBoth(point, k));
+      const committedBatches = point === 'after-commit' || point === 'mid-unlink' ? batch + 1 : batch;
+      expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
+      expect(logged.length).toBeGreaterThan(before); // batches before the fault committed
     }
-    expect(killed).toBeGreaterThanOrEqual(5);
-    expect(spoolEventFiles(state).length).toBeLessThan(EVENTS); // some batches committed between kills
-    const last = drainSpool(state, { warn: () => {}, lock: { staleMs: 0 } });
-    expect(last.rejected).toBe(0);
+    const last = drainSpool(state, { warn: () => {} });
+    expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
+    expect(last.alreadyPresent).toBe(leftBoth(POINTS[(KILLS - 1) % POINTS.length] as Point, 1 + (((KILLS - 1) * 7) % (BATCH - 1))));
     expect(spoolEventFiles(state)).toEqual([]);
-    const log = openEventLog(state);
-    try {
-      const rows = log.db.prepare('SELECT id FROM events ORDER BY id').all() as { id: string }[];
-      expect(rows.map((r) => r.id)).toEqual([...ids].sort());
-    } finally {
-      log.close();
-    }
-    expect(readdirSync(join(state, 'spool')).filter((n) => n !== 'rejected' && !n.startsWith('.drain.lock'))).toEqual([]);
+    expect(loggedIds(state)).toEqual(all); // exactly once: ids are unique and all there
+    expect(readdirSync(join(state, 'spool')).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME)).toEqual([]);
   }, 120_000);
 });

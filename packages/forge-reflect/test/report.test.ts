@@ -59,7 +59,7 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'forge-report-'));
   dir = join(root, 'reflections');
   state = join(root, 'state');
-  spawnSync('mkdir', ['-p', dir]);
+  spawnSync('mkdir', ['-p', dir, state]); // the index is kept in an existing state folder (a report never creates one)
   for (let i = 0; i < N; i++) {
     const s = sidecar(i);
     corpus.push(s);

@@ -22,9 +22,10 @@ export const RISK_TABLE: readonly SurfaceRule[] = [
     patterns: [
       'auth', 'login', 'session', 'token', 'permission', 'rbac', 'credential', 'secret',
       '(^|/)\\.env($|\\.)', '\\.pem$', '\\.key$', 'oauth', 'jwt', 'password',
-      // An agent's own configuration: instructions, permissions, hooks, MCP servers (see README).
+      // Agent configuration: an agent changing its own instructions, permissions, hooks or tools.
       '(^|/)\\.claude/', '(^|/)\\.mcp\\.json$', '(^|/)\\.codex/', '(^|/)\\.gemini/', '(^|/)\\.cursor/',
-      '(^|/)claude\\.md$', '(^|/)claude\\.local\\.md$', '(^|/)agents\\.md$', '(^|/)gemini\\.md$', '(^|/)\\.github/copilot-instructions\\.md$',
+      '(^|/)\\.cursorrules$', '(^|/)claude\\.md$', '(^|/)claude\\.local\\.md$', '(^|/)agents\\.md$',
+      '(^|/)agents\\.override\\.md$', '(^|/)gemini\\.md$', '(^|/)\\.github/copilot-instructions\\.md$',
     ],
   },
   {

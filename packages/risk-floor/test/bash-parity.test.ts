@@ -174,6 +174,9 @@ function corpusOfPaths(): string[] {
     'ſecret', 'ſession', 'to\u212Aen', 'k8s', '\u212A8s', 'LOGİN', 'logın', 'LOGIN', 'Logın', 'İ/auth',
     'ıaut h', 'secreſt', 'ſeed', 'ﬁle.md', '漢字/auth.ts', '🔥.sql', '👩‍💻/Dockerfile', 'é.tsx', 'Å.css',
     // Anchors next to line breaks and control characters (git can report such names).
+    // Agent configuration at any depth, and near misses.
+    'sub/CLAUDE.md', 'x/.Claude/settings.json', 'a.claude/x', '.claudeignore', '.mcp.json.bak', 'AGENTS.MD', 'sub\\.codex\\hooks.json',
+    'notgemini.md', '.cursorrules.bak', '.github/COPILOT-INSTRUCTIONS.md', 'x/.github/copilot-instructions.md', 'CLAUDE.md\n',
     'a\n.env', '.env\nx', 'x.pem\n', '\nauth', 'a\r.env', '.env\r', '\u0001\u007f/token', 'x.key\t',
   ]) {
     add(p);

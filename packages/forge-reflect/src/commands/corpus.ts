@@ -5,7 +5,7 @@
 import { writeAtomic } from '../atomic-write.js';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
+import { openLogForReading } from '../reading-log.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
 import { joinCorpus, type SidecarPoint } from '../analysis/corpus-join.js';
@@ -15,7 +15,7 @@ import { reportDirs } from './report.js';
 export async function run(args: Record<string, unknown>): Promise<number> {
   const stateDir = resolveStateDir();
   const dirs = reportDirs(args.dir as string[] | undefined, stateDir);
-  const log = openEventLog(stateDir);
+  const log = openLogForReading(stateDir, { cache: true });
   let text: string;
   let summary: string;
   try {

@@ -1,6 +1,7 @@
 import { drainSpool } from '../drain.js';
 import { UserError, usageError } from '../errors.js';
-import { isBusyError, openEventLog, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
+import { isBusyError, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
+import { openLogForReading } from '../reading-log.js';
 import { formatTable, painter, useColour } from '../output.js';
 import { EVENT_TYPES, RUNTIMES, type EventType } from '../runtime-shapes.js';
 import { LOOP_EVENT_TYPES } from '../loops/loop-events.js';
@@ -91,7 +92,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const busy = () => new UserError(`the event log in ${stateDir} stayed busy for more than 5 s; run the command again`);
   let log: EventLog;
   try {
-    log = openEventLog(stateDir);
+    log = openLogForReading(stateDir);
   } catch (error) {
     throw isBusyError(error) ? busy() : error;
   }

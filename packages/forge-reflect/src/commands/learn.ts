@@ -1,5 +1,6 @@
 /** `forge-reflect learn <action>`: keep learned patterns and move their confidence on feedback. */
 import { openDrainedLog } from '../drain.js';
+import { openDrainedLogForReading } from '../reading-log.js';
 import { usageError } from '../errors.js';
 import { formatTable, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';
@@ -67,7 +68,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (!(LEARNING_SOURCES as readonly string[]).includes(source)) throw usageError(`--source must be one of ${LEARNING_SOURCES.join(', ')}`);
   }
   const stateDir = resolveStateDir();
-  const log = openDrainedLog(stateDir);
+  // only `add` makes something from nothing; every other action on no state finds nothing to change
+  const log = action === 'add' ? openDrainedLog(stateDir) : openDrainedLogForReading(stateDir);
   let out: unknown;
   let text: string;
   try {

@@ -1,5 +1,6 @@
 /** `forge-reflect metrics`: the feedback-loop health of the last 7, 30 or 90 days; snapshots and trends. */
 import { openDrainedLog } from '../drain.js';
+import { openDrainedLogForReading } from '../reading-log.js';
 import { usageError } from '../errors.js';
 import { formatTable, writeJson } from '../output.js';
 import { indexSidecars } from '../report/sidecar-index.js';
@@ -18,7 +19,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   if (!(METRIC_WINDOWS as readonly number[]).includes(days)) throw usageError(`--days must be one of ${METRIC_WINDOWS.join(', ')}`);
   const now = resolveNow(args);
   const stateDir = resolveStateDir();
-  const log = openDrainedLog(stateDir);
+  const log = action === 'snapshot' && !args.trend ? openDrainedLog(stateDir) : openDrainedLogForReading(stateDir);
   try {
     indexSidecars(log.db, reportDirs(undefined, stateDir));
     if (args.trend) {

@@ -1,6 +1,4 @@
 import { join } from 'node:path';
-import { openDrainedLog } from '../drain.js';
-import { openEventLog } from '../event-log.js';
 import { RUNTIMES } from '../runtime-shapes.js';
 import { usageError } from '../errors.js';
 import { writeJson } from '../output.js';
@@ -8,6 +6,7 @@ import { renderCsv, renderMarkdown, renderTable, type ReportView } from '../repo
 import { indexSidecars, queryInvalid, queryTotals, queryValid, type SidecarFilter } from '../report/sidecar-index.js';
 import { summarize } from '../report/summary.js';
 import { parseSince, SINCE_EXAMPLE } from '../since.js';
+import { openDrainedLogForReading, openLogForReading } from '../reading-log.js';
 import { resolveStateDir } from '../state-dir.js';
 
 /** The folders a report reads: --dir values, else $REFLECTION_DIR, else <state dir>/reflections. */
@@ -52,7 +51,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const dirs = reportDirs(args.dir as string[] | undefined, stateDir);
 
   // A runtime filter reads the events of each session: drain the spool first so none is missing.
-  const log = filter.runtime !== undefined ? openDrainedLog(stateDir) : openEventLog(stateDir);
+  const log = filter.runtime !== undefined ? openDrainedLogForReading(stateDir) : openLogForReading(stateDir, { cache: true });
   try {
     const progress = process.stderr.isTTY
       ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`)
