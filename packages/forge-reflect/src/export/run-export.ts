@@ -163,7 +163,6 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
         if (signal === 'logs') result.sent.log_records += batch.items.length;
         else result.sent.spans += batch.items.length;
         result.marked += markExported(db, batch.recordIds, displayUrl(to.url), isoMicros(now()));
-        lock?.touch();
       };
 
       // Log records: sidecars, then events, read a page at a time and sent in batches of `size`
