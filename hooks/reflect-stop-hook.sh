@@ -39,7 +39,7 @@ FORGE_HELPER_SECONDS=5
 # file, so 100,000 untracked files would take ~20 s. The cut is named in risk.reason (degraded).
 FORGE_FALLBACK_MAX_FILES=${FORGE_FALLBACK_MAX_FILES:-5000}
 [[ $FORGE_FALLBACK_MAX_FILES =~ ^[1-9][0-9]{0,5}$ ]] || FORGE_FALLBACK_MAX_FILES=5000
-FORGE_LOCK_STALE_SECONDS=60
+FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s of helper)
 
 work='' lock='' sidecar_tmp='' input_taken='' input=''
 # shellcheck disable=SC2329 # called from the EXIT trap
@@ -54,11 +54,23 @@ forge_stop_cleanup() {
   [[ -n $work$lock ]] && rm -rf -- ${work:+"$work"} ${lock:+"$lock"}
 }
 
-# forge_take_lock NAME: a per-session lock folder holding "<pid> <start second>". Stale when its
-# process is gone or it is older than a minute, so a killed run never disables later ones.
+# forge_take_lock NAME: one Stop per session at a time. With flock(1) (util-linux), an OS lock on
+# locks/NAME.flock that the kernel drops when this process dies, however it dies: no pid is
+# trusted. Without flock (macOS), a lock folder holding "<pid> <start second>", stale when its
+# process is gone or it is older than FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that
+# long at most).
+# lock_fd always names an open descriptor (/dev/null until the lock is taken), so the children that
+# must not inherit the lock can close it with {lock_fd}>&-.
+exec {lock_fd}</dev/null
 forge_take_lock() {
   local path=$FORGE_STATE/locks/$1.lock held='' pid='' started=''
   forge_ensure_dir "$FORGE_STATE/locks" || return 1
+  if command -v flock >/dev/null 2>&1; then
+    [[ -L $path.flock ]] && return 1
+    exec {lock_fd}>&- {lock_fd}>>"$path.flock" || return 1
+    flock -n "$lock_fd" || return 1
+    return 0
+  fi
   if ! mkdir -m 0700 -- "$path" 2>/dev/null; then
     [[ -f $path/owner ]] && IFS=' ' read -r pid started <"$path/owner"
     if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
@@ -165,7 +177,8 @@ git_dead=''
 forge_git() {
   local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc
   [[ -z $git_dead ]] && ((left > 0)) || return 1
-  forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null
+  # {lock_fd}>&-: git and what it starts never hold this session's lock (see forge_take_lock).
+  forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null {lock_fd}>&-
   rc=$?
   ((rc == 124 || rc == 137)) && git_dead=1
   return "$rc"
@@ -341,7 +354,7 @@ if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
     FORGE_H_SESSION_ID=$session_id FORGE_H_TASK_REF=$task_ref \
     FORGE_H_AGENT=${agent:0:256} FORGE_H_REPO=${repo:-unknown} FORGE_H_TIMESTAMP=$FORGE_NOW_ISO \
     FORGE_H_MODE=$REFLECTION_MODE FORGE_H_ATTEMPT=$FORGE_ATTEMPT \
-    forge_bounded "$FORGE_HELPER_SECONDS" node "$helper" </dev/null 2>/dev/null) || status=''
+    forge_bounded "$FORGE_HELPER_SECONDS" node "$helper" </dev/null 2>/dev/null {lock_fd}>&-) || status=''
   [[ -s $sidecar_tmp ]] || status=''
 fi
 # The helper's status: `<ok|absent|invalid> <answer|file|none> [reason]`.
@@ -402,6 +415,8 @@ cli=${FORGE_REFLECT_CLI:-}
 [[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
 [[ -n $cli ]] || cli=$(command -v forge-reflect 2>/dev/null)
 [[ $cli == off ]] && cli=''
+# The drain must not hold this session's lock: close it before the child starts.
+exec {lock_fd}>&-
 if [[ -n $cli && -x $cli ]]; then
   if command -v setsid >/dev/null 2>&1; then
     (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE setsid "$cli" ingest </dev/null >/dev/null 2>&1 &)

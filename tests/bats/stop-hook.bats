@@ -276,7 +276,7 @@ JSON
   wait "$victim" || true
   pkill -9 -f "$fake/git" || true
   [ "$(sidecar_count)" -eq 0 ]
-  [ -n "$(find "$REPO/.forge/locks" -name '*.lock')" ]
+  [ -n "$(find "$REPO/.forge/locks" -name '*.lock*')" ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
   stop
   assert_promise
@@ -284,23 +284,48 @@ JSON
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 
-@test "a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+@test "with flock, the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
+  command -v flock >/dev/null || skip "flock(1) is not installed here"
+  lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock.flock"
+  mkdir -p "${lock%/*}" && : >"$lock"
+  flock "$lock" sleep 30 &
+  holder=$!
+  for _ in $(seq 50); do flock -n "$lock" true || break; sleep 0.05; done
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 0 ]
+  kill -9 "$holder"; wait "$holder" || true
+  pkill -9 -f "sleep 30" || true
+  # A leftover pid file of the old scheme naming a live process is not obeyed either.
+  mkdir -p "${lock%.flock}" && echo "$$ $(date +%s)" >"${lock%.flock}/owner"
+  # The Stop's background drain is a CLI that outlives the hook: it must not keep the lock.
+  printf '#!/bin/sh
+sleep 5
+' >"$BATS_TEST_TMPDIR/slow-cli" && chmod +x "$BATS_TEST_TMPDIR/slow-cli"
+  FORGE_REFLECT_CLI="$BATS_TEST_TMPDIR/slow-cli" stop
+  [ "$(sidecar_count)" -eq 1 ]
+  flock -n "$lock" true
+  pkill -f "$BATS_TEST_TMPDIR/slow-cli" || true
+}
+
+@test "without flock: a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+  no_flock=$(path_without flock)
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock"
   mkdir -p "$lock"
   now=$(date +%s)
   echo "$$ $now" >"$lock/owner"
-  stop
+  PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   assert_promise
   [ "$(sidecar_count)" -eq 0 ]
   echo "$$ $((now - 120))" >"$lock/owner"
-  stop
+  PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   [ "$(sidecar_count)" -eq 1 ]
   mkdir -p "$lock"
   sleep 0.01 &
   dead=$!
   wait "$dead"
   echo "$dead $now" >"$lock/owner"
-  stop
+  PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   [ "$(sidecar_count)" -eq 2 ]
   [ ! -e "$lock" ]
 }

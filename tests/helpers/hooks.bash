@@ -54,3 +54,22 @@ path_without_node() {
 # A session of the runtime running the tests (e.g. a developer inside Claude Code) must not steer
 # the hooks under test: its project dir and session id are dropped.
 unset CLAUDE_PROJECT_DIR GEMINI_PROJECT_DIR FORGE_PROJECT_DIR CLAUDE_CODE_SESSION_ID
+
+# path_without TOOL...: a PATH with every command of the current PATH except the named ones.
+path_without() {
+  local bin dir file name
+  bin=$BATS_TEST_TMPDIR/path-without-$(printf '%s-' "$@")
+  if [[ ! -d $bin ]]; then
+    mkdir -p "$bin"
+    local IFS=:
+    for dir in $PATH; do
+      for file in "$dir"/*; do
+        name=${file##*/}
+        [[ -x $file && ! -e $bin/$name ]] || continue
+        [[ " $* " == *" $name "* ]] && continue
+        ln -s "$file" "$bin/$name" 2>/dev/null || true
+      done
+    done
+  fi
+  printf '%s' "$bin"
+}
