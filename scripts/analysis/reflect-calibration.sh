@@ -4,7 +4,7 @@
 #
 # Usage:
 #   reflect-calibration.sh --corpus FILE.jsonl [--high 0.7] [--chance 0.5] [--margin 0.05]
-#                          [--bootstrap 2000] [--seed 0] [--format json|markdown]
+#                          [--bootstrap 2000] [--seed 0] [--format json|markdown|html] [--out FILE]
 #   reflect-calibration.sh --help
 #
 #   --corpus FILE   JSON Lines of {"confidence": 0..1, "correct": true|false|0|1|"true"|"false"};
@@ -14,7 +14,8 @@
 #   --margin X      the pre-registered band above chance (default 0.05)
 #   --bootstrap N   stratified bootstrap replicates (default 2000; 0 skips)
 #   --seed S        bootstrap seed, a whole number (default 0): same seed, same interval
-#   --format F      json (default) or markdown
+#   --format F      json (default), markdown, or html (a self-contained reliability diagram page)
+#   --out FILE      with --format html: where to write it (default forge-reflect-report.html; - stdout)
 #
 # Pre-registered kill condition (printed to stderr before any result):
 #   KILL when the 95% DeLong interval of the ROC AUC on the high subset lies at or below
@@ -32,15 +33,15 @@ die() { printf 'reflect-calibration.sh: %s\n' "$1" >&2; exit 2; }
 is_fraction() { [[ $1 =~ ^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$ ]]; }
 is_whole() { [[ $1 =~ ^[0-9]{1,10}$ ]]; }
 
-corpus='' high=0.7 chance=0.5 margin=0.05 bootstrap=2000 seed=0 format=json
+corpus='' high=0.7 chance=0.5 margin=0.05 bootstrap=2000 seed=0 format=json out=''
 while (($# > 0)); do
   case $1 in
     -h | --help) usage; exit 0 ;;
-    --corpus | --high | --chance | --margin | --bootstrap | --seed | --format)
+    --corpus | --high | --chance | --margin | --bootstrap | --seed | --format | --out)
       (($# >= 2)) || die "$1 needs a value; see --help"
       case $1 in
         --corpus) corpus=$2 ;; --high) high=$2 ;; --chance) chance=$2 ;; --margin) margin=$2 ;;
-        --bootstrap) bootstrap=$2 ;; --seed) seed=$2 ;; --format) format=$2 ;;
+        --bootstrap) bootstrap=$2 ;; --seed) seed=$2 ;; --format) format=$2 ;; --out) out=$2 ;;
       esac
       shift 2 ;;
     *) die "unknown argument '$1'; see --help" ;;
@@ -52,7 +53,7 @@ is_fraction "$chance" || die "--chance '$chance' is not a number from 0 to 1, e.
 is_fraction "$margin" || die "--margin '$margin' is not a number from 0 to 1, e.g. --margin 0.05"
 is_whole "$bootstrap" || die "--bootstrap '$bootstrap' is not a whole number, e.g. --bootstrap 2000"
 is_whole "$seed" || die "--seed '$seed' is not a whole number, e.g. --seed 42"
-[[ $format == json || $format == markdown ]] || die "--format '$format' is not json or markdown"
+[[ $format == json || $format == markdown || $format == html ]] || die "--format '$format' is not json, markdown or html"
 if [[ $corpus != - && ! -r $corpus ]]; then
   printf 'reflect-calibration.sh: cannot read %s; pass a readable JSONL file\n' "$corpus" >&2
   exit 1
@@ -63,6 +64,7 @@ printf 'Kill condition (pre-registered): KILL if the 95%% DeLong interval of the
 
 cli="$(dirname "$0")/../../packages/forge-reflect/bin/forge-reflect.js"
 args=(analyze calibration "--corpus=$corpus" "--high=$high" "--chance=$chance" "--margin=$margin" "--bootstrap=$bootstrap" "--seed=$seed" "--format=$format")
+[[ -n $out ]] && args+=("--out=$out")
 if [[ -f $cli ]]; then exec node "$cli" "${args[@]}"; fi
 command -v forge-reflect >/dev/null 2>&1 || { printf 'reflect-calibration.sh: the forge-reflect CLI was not found; run npm run build in the kit or put forge-reflect on PATH\n' >&2; exit 1; }
 exec forge-reflect "${args[@]}"

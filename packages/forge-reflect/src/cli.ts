@@ -25,8 +25,24 @@ export function oneLine(message: string, argv: readonly string[]): string {
     .replace(/^Invalid values: /, 'invalid value: ');
 }
 
+/** Options whose value may be `-` (stdin or stdout). yargs reads a lone `-` as a positional, so `--out -` is passed on as `--out=-`. */
+const DASH_VALUED = new Set(['--out', '--corpus', '--board', '--review', '--tests', '--feedback', '--labels']);
+
+export function joinDashValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    if (DASH_VALUED.has(arg) && argv[i + 1] === '-') {
+      out.push(`${arg}=-`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 function buildParser(argv: string[]): Argv {
-  const { options, operands } = splitAtDoubleDash(argv);
+  const { options, operands } = splitAtDoubleDash(joinDashValues(argv));
   let parser = yargs(options)
     .scriptName('forge-reflect')
     .usage('$0 <command> [options]\n\nReflection sidecars, the agent event log and their analyses.')

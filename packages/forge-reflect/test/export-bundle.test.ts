@@ -2,32 +2,17 @@
  * The OpenTelemetry code is loaded only by `export` (and by `ingest` when export is on): no other
  * command's bundle chunk, nor the CLI's entry, reaches it through static imports.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from './helpers/spool.js';
+import { BUNDLE, bundleFiles, chunksWith, staticClosure } from './helpers/bundle.js';
 
-const BUNDLE = join(PACKAGE_ROOT, 'dist-bundle');
 /** A field name only the OTLP logs serializer writes. */
 const OTEL_MARK = 'scopeLogs';
 
-function staticClosure(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const queue = [entry];
-  while (queue.length > 0) {
-    const file = queue.pop() as string;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readFileSync(join(BUNDLE, file), 'utf8');
-    // static forms only: `import … from "./x.js"` and `import "./x.js"`; `import("./x.js")` is dynamic
-    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*)"\.\/([^"]+\.js)"/g)) queue.push(m[1] as string);
-  }
-  return seen;
-}
-
 describe('bundle: OpenTelemetry only behind a dynamic import', () => {
-  const files = readdirSync(BUNDLE).filter((f) => f.endsWith('.js'));
-  const withOtel = files.filter((f) => readFileSync(join(BUNDLE, f), 'utf8').includes(OTEL_MARK));
+  const files = bundleFiles();
+  const withOtel = chunksWith(OTEL_MARK);
 
   it('the marker is found (so the check below means something)', () => {
     expect(withOtel.length).toBeGreaterThan(0);

@@ -51,10 +51,10 @@ function windowOf(value: unknown, fallback: string): number {
   return ms;
 }
 
-function formatOf(args: Record<string, unknown>): 'json' | 'markdown' {
+function formatOf(args: Record<string, unknown>, html: boolean): 'json' | 'markdown' | 'html' {
   const f = String(args.format ?? 'json');
-  if (f !== 'json' && f !== 'markdown') throw usageError(`--format ${JSON.stringify(f)} is not known; use --format json or --format markdown`);
-  return f;
+  if (f === 'json' || f === 'markdown' || (html && f === 'html')) return f;
+  throw usageError(`--format ${JSON.stringify(f)} is not known; use --format json or --format markdown${html ? ' (or html for calibration)' : ''}`);
 }
 
 /** An instant git can be given, from ISO, an age (90d) or git's "N units ago"; undefined when unreadable. */
@@ -64,7 +64,7 @@ export function gitSince(text: string, now = Date.now()): number | undefined {
   return parseGitAgo(text, now);
 }
 
-async function calibration(args: Record<string, unknown>, format: 'json' | 'markdown'): Promise<number> {
+async function calibration(args: Record<string, unknown>, format: 'json' | 'markdown' | 'html'): Promise<number> {
   if (args.corpus === undefined) throw usageError('analyze calibration needs --corpus FILE.jsonl (or - for stdin)');
   const options = {
     high: fraction('high', args.high, 0.7, '0.7'),
@@ -77,6 +77,12 @@ async function calibration(args: Record<string, unknown>, format: 'json' | 'mark
   };
   const parsed = parseCorpus(readInput(String(args.corpus)));
   if (parsed.bad.length > 0) process.stderr.write(`skipped ${parsed.bad.length} bad row(s); first at line ${parsed.bad[0]?.line}: ${parsed.bad[0]?.reason}\n`);
+  if (format === 'html') {
+    // The charting libraries load here only.
+    const { writeCalibrationHtml } = await import('../report/html/calibration-html.js');
+    await writeCalibrationHtml(parsed.rows, options, String(args.corpus), args.out);
+    return 0;
+  }
   const report = calibrationReport(parsed.rows, parsed.bad, options);
   if (format === 'json') writeJson(report);
   else process.stdout.write(renderCalibrationMarkdown(report));
@@ -132,8 +138,9 @@ async function boardHistory(args: Record<string, unknown>, format: 'json' | 'mar
 
 export async function run(args: Record<string, unknown>): Promise<number> {
   const kind = String(args.kind);
-  const format = formatOf(args);
+  const format = formatOf(args, kind === 'calibration');
   if (kind === 'calibration') return calibration(args, format);
+  if (format === 'html') throw usageError('--format html is only for analyze calibration');
   if (kind === 'git-history') return gitHistory(args, format);
   if (kind === 'board-history') return boardHistory(args, format);
   throw usageError(`unknown analysis ${JSON.stringify(kind)}; use one of ${ANALYSES.join(', ')}`);

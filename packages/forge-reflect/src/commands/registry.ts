@@ -160,10 +160,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         .option('session', { type: 'string', describe: 'only this session id (or a prefix of one)' })
         .option('degraded', { type: 'boolean', describe: 'only degraded sidecars (--no-degraded: only complete ones)' })
         .option('limit', { type: 'number', default: 50, describe: 'rows to list, newest first (the summary covers all)' })
-        .option('format', { type: 'string', choices: ['table', 'markdown', 'csv', 'json'], default: 'table', describe: 'output format' })
+        .option('format', { type: 'string', choices: ['table', 'markdown', 'csv', 'json', 'html'], default: 'table', describe: 'output format (html: a self-contained page with charts)' })
+        .option('out', { type: 'string', describe: 'with --format html: the file to write (default forge-reflect-report.html; - for stdout)' })
         .option('json', { type: 'boolean', default: false, describe: 'same as --format json' }),
     examples: [
       ['$0 report --since 7d --needs-review', 'what needed review this week'],
+      ['$0 report --format html --out report.html', 'the pictures: turns, surfaces, reliability diagram, tools; opens offline'],
       ['$0 report --format markdown --task acme#42 > review.md', 'a summary to paste into the pull request'],
       ['$0 report --dir alice/.forge/reflections --dir bob/.forge/reflections', 'a team view'],
     ],
@@ -304,9 +306,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         .option('window', { type: 'string', describe: 'how long after a change a signal counts (default 14d for git-history, 30d for board-history)' })
         .option('board', { type: 'string', array: true, describe: 'board-history: a task export (JSON/JSONL, GitHub Issues JSON); repeatable' })
         .option('data-dir', { type: 'string', array: true, describe: 'board-history: a folder of task files kept in git; repeatable' })
-        .option('format', { type: 'string', default: 'json', describe: 'json or markdown' }),
+        .option('format', { type: 'string', default: 'json', describe: 'json or markdown (calibration also html: the reliability diagram)' })
+        .option('out', { type: 'string', describe: 'with --format html: the file to write (default forge-reflect-report.html; - for stdout)' }),
     examples: [
       ['$0 analyze calibration --corpus corpus.jsonl --high 0.7 --bootstrap 2000 --seed 1', 'P1: does confidence rank outcomes?'],
+      ['$0 analyze calibration --corpus corpus.jsonl --format html --out p1.html', 'P1 as a reliability diagram'],
       ['$0 analyze git-history --repo . --since 2025-01-01 --window 14d --format markdown', 'P2: which gate would catch each failure'],
       ['$0 analyze board-history --board issues.json --window 30d', 'P3: how often is an outcome detectable'],
     ],

@@ -42,6 +42,15 @@ export function filterFromArgs(args: Record<string, unknown>, now = Date.now()):
   return filter;
 }
 
+/** The filters given, as the user typed them, for the page's header. */
+function filterText(args: Record<string, unknown>): string {
+  const flags = ['since', 'until', 'surface', 'needsReview', 'agent', 'runtime', 'task', 'session', 'degraded'] as const;
+  return flags
+    .filter((k) => args[k] !== undefined)
+    .map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${String(args[k])}`)
+    .join(' ');
+}
+
 export async function run(args: Record<string, unknown>): Promise<number> {
   const limit = Number(args.limit ?? 50);
   if (!Number.isInteger(limit) || limit < 0) throw usageError('--limit takes a whole number, e.g. --limit 50 (0 shows only the summary)');
@@ -60,6 +69,12 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (progress && counts.read >= 500) process.stderr.write('\n');
     const totals = queryTotals(log.db, dirs, filter);
     const invalid = queryInvalid(log.db, dirs);
+    if (format === 'html') {
+      // The charting libraries load here only: no other format or command pays for them.
+      const { writeHtmlReport } = await import('../report/html/write-html.js');
+      await writeHtmlReport({ db: log.db, logPath: log.path, dirs, filterText: filterText(args), totals, invalidCount: invalid.length, records: queryValid(log.db, dirs, filter, -1), out: args.out });
+      return 0;
+    }
     const view: ReportView = {
       summary: summarize(totals, invalid.length),
       rows: queryValid(log.db, dirs, filter, limit),
