@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIDENCES, TURNS, writeHtmlCorpus } from './helpers/html-corpus.js';
+import { CONFIDENCES, TOOL_CALLS, TURNS, writeHtmlCorpus } from './helpers/html-corpus.js';
 import { cleanupTempDirs, CLI, KIT_ROOT, tempDir } from './helpers/spool.js';
 
 const CHROMIUM = process.env.FORGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -56,7 +56,7 @@ describe.skipIf(!present)('the HTML report in headless Chromium', () => {
     await page.goto(`file://${out}`);
 
     const charts = page.locator('figure.chart svg');
-    expect(await charts.count()).toBe(3); // turns, surfaces, reliability (no tool calls in this corpus)
+    expect(await charts.count()).toBe(4); // turns, surfaces, reliability, tools
     const turns = charts.nth(0);
     expect(await turns.locator('g.layer_0_marks path').count()).toBe(TURNS); // one point per turn
     expect(await turns.locator('g.layer_1_marks path').count()).toBe(TURNS); // one confidence square per turn
@@ -72,8 +72,14 @@ describe.skipIf(!present)('the HTML report in headless Chromium', () => {
     shares.forEach((share, i) => expect(share).toBeCloseTo((i + 1) / 5, 2));
     expect(await charts.nth(2).locator('text', { hasText: 'n=6' }).count()).toBe(CONFIDENCES.length);
 
+    // One bar per tool, its length the share that succeeded (Bash 3/4, Write and Edit 1).
+    const tools = charts.nth(3).locator('g.mark-rect.role-mark path');
+    expect(await tools.count()).toBe(new Set(TOOL_CALLS.map(([tool]) => tool)).size);
+    const widths = await tools.evaluateAll((paths) => paths.map((p) => (p as unknown as { getBBox(): { width: number } }).getBBox().width));
+    expect(Math.min(...widths) / Math.max(...widths)).toBeCloseTo(0.75, 2);
+
     // Every chart is an image with a name and a description.
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       expect(await charts.nth(i).getAttribute('role')).toBe('img');
       expect(await charts.nth(i).locator('desc').count()).toBe(1);
     }

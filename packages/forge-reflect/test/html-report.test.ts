@@ -32,8 +32,11 @@ describe('report --format html', () => {
     expect(html).toContain('<dt>need review</dt><dd>10 (33.3%)</dd>');
     expect(html).toContain('<dt>outcomes labelled</dt><dd>30</dd>');
     // Four charts, each an image with a title and a description.
-    expect(html.match(/<svg role="img" aria-label="[^"]+"/g)).toHaveLength(3);
-    expect(html.match(/<desc>/g)).toHaveLength(3);
+    expect(html.match(/<svg role="img" aria-label="[^"]+"/g)).toHaveLength(4);
+    expect(html.match(/<desc>/g)).toHaveLength(4);
+    // Tools: calls, failures, success share; the slowest call first.
+    expect(html).toContain('<td>Bash</td><td>4</td><td>1</td><td>75.0%</td>');
+    expect(html).toMatch(/The slowest tool calls.*?<td>Bash<\/td><td>4000<\/td>/s);
     // The reliability numbers: five bins of six rows, 1/6 … 5/6 correct.
     for (const [bin, share] of [['0.1–0.2', '0.17'], ['0.3–0.4', '0.33'], ['0.5–0.6', '0.50'], ['0.7–0.8', '0.67'], ['0.9–1.0', '0.83']]) {
       expect(html).toMatch(new RegExp(`<td>${bin}</td><td>6</td><td>[0-9.]+</td><td>${share}</td>`));
