@@ -2,7 +2,10 @@
 // npm run bench [-- --quick] [-- --runs N] [-- suite ...]
 //
 // Times the kit where speed matters and prints each figure as a ratio to a bare `node -e 0`
-// started in the same run, so the numbers compare across machines. Suites live in bench/suites/;
+// started in the same run, so the numbers compare across machines. Both sides get the same
+// environment treatment: NODE_EXTRA_CA_CERTS and NODE_OPTIONS are removed, as the Stop hook removes
+// them for its helper (a CA bundle there costs ~40 ms a start); the raw `node -e 0` with the
+// environment as it is is printed beside, for context only. Suites live in bench/suites/;
 // each exports `name`, `describe` and `run(ctx)` returning rows { what, median_ms, ratio?, rate?,
 // target }. Not a test: the figures are printed (and written to bench/results/latest.json), and
 // the exit status is 0 unless a suite crashed; `--check` also fails when a target is missed.
@@ -29,10 +32,19 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Wall time of one process, in ms. */
+/** The environment every timed process gets (the baseline's too): this one less NODE_EXTRA_CA_CERTS and NODE_OPTIONS. */
+export function cleanEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+/** Wall time of one process, in ms (the clean environment unless `env` is given, and cleaned too). */
 function timeProcess(command, commandArgs, options = {}) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(command, commandArgs, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
+  const env = options.env ? (() => { const e = { ...options.env }; delete e.NODE_EXTRA_CA_CERTS; delete e.NODE_OPTIONS; return e; })() : cleanEnv();
+  const result = spawnSync(command, commandArgs, { stdio: ['pipe', 'pipe', 'pipe'], ...options, env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   // EPIPE: the child exited without reading its stdin. A hook with the mode off does exactly that
   // (invariant 1: nothing read), so it is a result, not a failure.
@@ -46,8 +58,33 @@ function medianOf(count, once) {
   return median(times);
 }
 
-const nodeBaseline = medianOf(runs, () => timeProcess(process.execPath, ['-e', '0']).ms);
-const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, median };
+// Interleaved: a clean and a raw `node -e 0` in turn, so load on the machine hits both alike.
+const cleanTimes = [];
+const rawTimes = [];
+for (let i = 0; i < Math.max(runs, 11); i += 1) {
+  cleanTimes.push(timeProcess(process.execPath, ['-e', '0']).ms);
+  const start = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env: process.env });
+  rawTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+}
+const nodeBaseline = median(cleanTimes);
+const rawBaseline = median(rawTimes);
+
+/** The exponent b of time ≈ a·size^b, by least squares on the logs: 1 is linear, 0 is flat. */
+function growthExponent(points) {
+  const xs = points.map((p) => Math.log(p.size));
+  const ys = points.map((p) => Math.log(p.ms));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0;
+  let den = 0;
+  xs.forEach((x, i) => {
+    num += (x - mx) * (ys[i] - my);
+    den += (x - mx) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+}
+const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, median, cleanEnv, growthExponent };
 
 const suiteDir = join(here, 'suites');
 const suites = [];
@@ -60,16 +97,25 @@ if (wanted.length > 0 && suites.length === 0) {
   process.exit(2);
 }
 
-const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, suites: {} };
+const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, suites: {} };
 let missed = 0;
-process.stdout.write(`baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${runs} runs${quick ? ' (quick mode)' : ''}\n`);
+process.stdout.write(
+  `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
+    ` (as the environment is: ${rawBaseline.toFixed(1)} ms)${quick ? ' (quick mode)' : ''}\n`,
+);
 for (const suite of suites) {
   process.stdout.write(`\n${suite.name}: ${suite.describe}\n`);
   const rows = await suite.run(ctx);
   results.suites[suite.name] = rows;
   for (const row of rows) {
+    if (row.skipped) {
+      process.stdout.write(`  ${row.what.padEnd(44)} skipped: ${row.skipped}\n`);
+      continue;
+    }
     const figure =
-      row.rate !== undefined
+      row.exponent !== undefined
+        ? `growth exponent ${row.exponent.toFixed(2)} (${row.points.map((p) => `${p.size.toLocaleString('en-US')}: ${p.ms.toFixed(1)} ms`).join(', ')})`
+        : row.rate !== undefined
         ? `${Math.round(row.rate).toLocaleString('en-US')} ${row.unit ?? '/s'}`
         : `${row.median_ms.toFixed(1)} ms = ${(row.median_ms / nodeBaseline).toFixed(3)}x node -e 0`;
     const ok = row.met === undefined ? '' : row.met ? '  ok' : '  MISSED';
