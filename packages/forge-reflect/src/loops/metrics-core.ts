@@ -9,17 +9,26 @@ import { PHASES } from './bounce-core.js';
 export const METRIC_WINDOWS = [7, 30, 90] as const;
 export const CONFIDENT = 0.7;
 
+/** One tool's calls in the window, counted by SQL (no row is loaded): calls, failures, durations. */
 export interface ToolData {
   tool: string;
   ok: number;
   failed: number;
-  durations: number[];
+  /** Calls that carry a duration, their sum, and their median (null when none). */
+  timed: number;
+  duration_sum: number;
+  duration_median: number | null;
 }
+
+/** A run of at least STAGNATION_THRESHOLD consecutive failures of the same tool call (same tool and input) in a session. */
+export const STAGNATION_THRESHOLD = 3;
 
 export interface MetricsData {
   sessions: number;
   turns: number;
   tools: ToolData[];
+  /** Runs of STAGNATION_THRESHOLD or more consecutive failures of one same call within a session. */
+  stagnant_runs: number;
   /** Per phase: bounces recorded in the window and distinct tasks checked in that phase in the window. */
   phase: Record<Phase, { bounces: number; tasks: number }>;
   /** Bounces in the window whose next check is known: resolved (next check approved) or not. */
@@ -46,7 +55,11 @@ export interface Metrics {
   until: string;
   sessions: number;
   tool_success_rate: number | null;
+  /** Per tool: its success rate (toolSuccessRate[tool]), calls, and median and mean duration in ms. */
+  tools: Record<string, { calls: number; success_rate: number | null; median_ms: number | null; mean_ms: number | null }>;
   tool_median_ms: Record<string, number | null>;
+  /** Stagnation: runs of 3+ consecutive failures of the same tool call (same tool, same input) in a session. */
+  stagnant_runs: number | null;
   tool_calls_per_turn: number | null;
   avg_bounces_per_task: Record<Phase, number | null>;
   bounce_resolution_rate: number | null;
@@ -80,7 +93,13 @@ export function computeMetrics(data: MetricsData, window: { days: number; since:
     ...window,
     sessions: data.sessions,
     tool_success_rate: ratio(ok, ok + failed),
-    tool_median_ms: Object.fromEntries([...data.tools].sort((x, y) => x.tool.localeCompare(y.tool)).map((t) => [t.tool, median(t.durations)])),
+    tools: Object.fromEntries(
+      [...data.tools]
+        .sort((x, y) => x.tool.localeCompare(y.tool))
+        .map((t) => [t.tool, { calls: t.ok + t.failed, success_rate: ratio(t.ok, t.ok + t.failed), median_ms: t.duration_median, mean_ms: ratio(t.duration_sum, t.timed) }]),
+    ),
+    tool_median_ms: Object.fromEntries([...data.tools].sort((x, y) => x.tool.localeCompare(y.tool)).map((t) => [t.tool, t.duration_median])),
+    stagnant_runs: ok + failed === 0 ? null : data.stagnant_runs,
     tool_calls_per_turn: ratio(ok + failed, data.turns),
     avg_bounces_per_task: Object.fromEntries(PHASES.map((p) => [p, ratio(data.phase[p].bounces, data.phase[p].tasks)])) as Record<Phase, number | null>,
     bounce_resolution_rate: ratio(data.bounces_resolved, data.bounces_closed),
@@ -108,7 +127,10 @@ export function metricRows(m: Metrics): Array<[string, number | null, Kind]> {
     ['tool success rate', m.tool_success_rate, 'rate'],
     ['tool calls per turn', m.tool_calls_per_turn, 'number'],
   ];
-  for (const [tool, ms] of Object.entries(m.tool_median_ms)) rows.push([`median duration: ${tool}`, ms, 'ms']);
+  for (const [tool, t] of Object.entries(m.tools ?? {})) {
+    rows.push([`success rate: ${tool}`, t.success_rate, 'rate'], [`median duration: ${tool}`, t.median_ms, 'ms'], [`mean duration: ${tool}`, t.mean_ms, 'ms']);
+  }
+  rows.push(['stagnant runs (3+ same failing call in a row)', m.stagnant_runs ?? null, 'number']);
   for (const p of PHASES) rows.push([`avg bounces per task: ${p}`, m.avg_bounces_per_task[p], 'number']);
   rows.push(
     ['bounce resolution rate', m.bounce_resolution_rate, 'rate'],

@@ -3,25 +3,50 @@ import type { Database } from '../event-log.js';
 import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
-import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
+import { computeMetrics, STAGNATION_THRESHOLD, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
+
+/** The tool events of the window: the (type, ts) index narrows them; SQL counts, sums and finds medians. */
+const TOOL_WINDOW = "FROM events WHERE type IN ('tool.executed', 'tool.failed') AND ts >= ? AND ts <= ?";
+
+export const TOOL_COUNTS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, sum(type = 'tool.executed') AS ok, sum(type = 'tool.failed') AS failed,
+  count(duration_ms) AS timed, coalesce(sum(duration_ms), 0) AS duration_sum ${TOOL_WINDOW} GROUP BY 1`;
+
+/** The middle one or two durations of each tool (their mean is the median), by window functions. */
+export const TOOL_MEDIAN_SQL = `SELECT tool, avg(duration_ms) AS median FROM (
+  SELECT coalesce(tool_name, '(unknown)') AS tool, duration_ms,
+         row_number() OVER (PARTITION BY coalesce(tool_name, '(unknown)') ORDER BY duration_ms) AS rn,
+         count(*) OVER (PARTITION BY coalesce(tool_name, '(unknown)')) AS n
+  ${TOOL_WINDOW} AND duration_ms IS NOT NULL)
+WHERE rn IN ((n + 1) / 2, (n + 2) / 2) GROUP BY tool`;
+
+/**
+ * Stagnation (seed 003 §8.1, threshold 3): in each session, tool calls in time order; a call's
+ * signature is its tool and its input; a run is a maximal sequence of consecutive calls with the
+ * same signature and outcome (gaps and islands); the failed runs of 3 or more are counted.
+ */
+export const STAGNATION_SQL = `WITH calls AS (
+  SELECT coalesce(session_id, '') AS s, ts, id, type,
+         coalesce(tool_name, '') || char(0) || coalesce(json_extract(payload, '$.tool_input'), '') AS sig
+  ${TOOL_WINDOW} AND json_valid(payload)),
+runs AS (
+  SELECT s, sig, type,
+         row_number() OVER (PARTITION BY s ORDER BY ts, id) - row_number() OVER (PARTITION BY s, sig, type ORDER BY ts, id) AS island
+  FROM calls)
+SELECT count(*) FROM (SELECT 1 FROM runs WHERE type = 'tool.failed' GROUP BY s, sig, island HAVING count(*) >= ${STAGNATION_THRESHOLD})`;
+
+function gatherTools(db: Database, since: string, until: string): ToolData[] {
+  const medians = new Map((db.prepare(TOOL_MEDIAN_SQL).all(since, until) as Array<{ tool: string; median: number }>).map((r) => [r.tool, r.median]));
+  return (db.prepare(TOOL_COUNTS_SQL).all(since, until) as Array<Omit<ToolData, 'duration_median'>>).map((r) => ({ ...r, duration_median: medians.get(r.tool) ?? null }));
+}
 
 export function gatherMetricsData(db: Database, since: string, until: string): MetricsData {
   const w = [since, until];
   const sessions = num(db, "SELECT count(DISTINCT session_id) FROM events WHERE session_id IS NOT NULL AND session_id <> 'unknown' AND ts >= ? AND ts <= ?", ...w);
   const turns = num(db, "SELECT count(*) FROM events WHERE type = 'turn.stopped' AND ts >= ? AND ts <= ?", ...w);
-  const toolRows = db
-    .prepare("SELECT coalesce(tool_name, '(unknown)') AS tool, type, duration_ms FROM events WHERE type IN ('tool.executed', 'tool.failed') AND ts >= ? AND ts <= ?")
-    .all(...w) as Array<{ tool: string; type: string; duration_ms: number | null }>;
-  const tools = new Map<string, ToolData>();
-  for (const r of toolRows) {
-    const t = tools.get(r.tool) ?? { tool: r.tool, ok: 0, failed: 0, durations: [] };
-    if (r.type === 'tool.executed') t.ok++;
-    else t.failed++;
-    if (r.duration_ms !== null) t.durations.push(r.duration_ms);
-    tools.set(r.tool, t);
-  }
+  const tools = gatherTools(db, since, until);
+  const stagnantRuns = num(db, STAGNATION_SQL, ...w);
   const phase = Object.fromEntries(
     PHASES.map((p) => [
       p,
@@ -55,7 +80,8 @@ export function gatherMetricsData(db: Database, since: string, until: string): M
   return {
     sessions,
     turns,
-    tools: [...tools.values()],
+    tools,
+    stagnant_runs: stagnantRuns,
     phase,
     bounces_resolved: num(db, 'SELECT count(*) FROM bounces WHERE resolved = 1 AND at >= ? AND at <= ?', ...w),
     bounces_closed: num(db, 'SELECT count(*) FROM bounces WHERE resolved IS NOT NULL AND at >= ? AND at <= ?', ...w),
