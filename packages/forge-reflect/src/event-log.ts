@@ -147,6 +147,12 @@ export const MIGRATIONS: readonly string[] = [
      days    INTEGER NOT NULL,
      metrics TEXT NOT NULL
    );`,
+  // 5: when each sidecar folder was last listed, so a warm index skips a folder that did not change.
+  `CREATE TABLE sidecar_dirs (
+     dir          TEXT PRIMARY KEY NOT NULL,
+     mtime_ns     TEXT NOT NULL,
+     listed_at_ms REAL NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -124,7 +124,7 @@ describe('report over 10,000 sidecars', () => {
     writeFileSync(join(dir, 'zz-new.reflection.json'), JSON.stringify(sidecar(N)));
     unlinkSync(join(dir, '00010-sess.reflection.json'));
     const second = report('--limit', '0');
-    expect(second.json.index).toEqual({ files: N + 2, read: 2, removed: 1 });
+    expect(second.json.index).toEqual({ files: N + 2, unchanged_dirs: 0, read: 2, removed: 1 });
     expect(second.json.summary.sidecars).toBe(N);
   });
 

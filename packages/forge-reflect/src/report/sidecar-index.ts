@@ -2,6 +2,13 @@
  * The sidecar index: a `sidecars` table in the event log's SQLite file, refreshed incrementally.
  * A file is read and parsed only when it is new or its size or modification time changed, and rows
  * of vanished files are dropped, so a second report over 10,000 sidecars reads only what changed.
+ *
+ * A warm index does not touch the files at all: a folder whose own modification time is the one
+ * recorded when it was last listed has had no file added, removed or renamed into it (the Stop hook
+ * writes each sidecar by a rename into the folder), so it is skipped after one `stat`. The recorded
+ * time is trusted only when the listing started at least RACY_MS after it (a file system's clock
+ * ticks coarsely: a file added in the same tick as the listing could leave the time unchanged). A
+ * sidecar edited in place, without a rename, is re-read the next time its folder changes.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,8 +16,13 @@ import type { Database } from '../event-log.js';
 import { recordFromText, type SidecarRecord } from './sidecar-record.js';
 import { isSidecarName } from '../sidecar-files.js';
 
+/** How far a folder's modification time must lie before its listing to be trusted next time. */
+export const RACY_MS = 2_000;
+
 export interface IndexCounts {
   files: number;
+  /** Folders skipped because they had not changed since they were last listed. */
+  unchanged_dirs: number;
   /** Files read and parsed because they were new or changed. */
   read: number;
   removed: number;
@@ -54,6 +66,16 @@ function listSidecars(dir: string): Listed[] {
   return out;
 }
 
+/** The folder's modification time in ms (sub-millisecond digits kept), or undefined when it cannot be read. */
+function folderMtime(dir: string): number | undefined {
+  try {
+    const stats = statSync(dir);
+    return stats.isDirectory() ? stats.mtimeMs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function readRecord(path: string): SidecarRecord {
   let text: string;
   try {
@@ -76,10 +98,23 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     (path, dir, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = db.prepare('DELETE FROM sidecars WHERE path = ?');
-  const counts: IndexCounts = { files: 0, read: 0, removed: 0 };
+  const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
   const bool = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
+  const mark = db.prepare('SELECT mtime_ns, listed_at_ms FROM sidecar_dirs WHERE dir = ?');
+  const setMark = db.prepare('INSERT OR REPLACE INTO sidecar_dirs (dir, mtime_ns, listed_at_ms) VALUES (?, ?, ?)');
+  const dropMark = db.prepare('DELETE FROM sidecar_dirs WHERE dir = ?');
+  const indexed = db.prepare('SELECT count(*) FROM sidecars WHERE dir = ?').pluck();
 
   for (const dir of dirs.map((d) => resolve(d))) {
+    // Stat the folder before listing it: a file added during the listing changes the time after this.
+    const dirMtime = folderMtime(dir);
+    const listedAt = Date.now();
+    const last = mark.get(dir) as { mtime_ns: string; listed_at_ms: number } | undefined;
+    if (dirMtime !== undefined && last !== undefined && last.mtime_ns === String(dirMtime) && last.listed_at_ms - dirMtime >= RACY_MS) {
+      counts.unchanged_dirs++;
+      counts.files += Number(indexed.get(dir));
+      continue;
+    }
     const listed = listSidecars(dir);
     counts.files += listed.length;
     const before = new Map<string, { size: number; mtime_ns: string }>();
@@ -101,6 +136,8 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
         if (options.onProgress && (i + 1) % 500 === 0) options.onProgress(i + 1, changed.length);
       });
       for (const path of vanished) remove.run(path);
+      if (dirMtime === undefined) dropMark.run(dir);
+      else setMark.run(dir, String(dirMtime), listedAt);
     })();
     counts.read += changed.length;
     counts.removed += vanished.length;
