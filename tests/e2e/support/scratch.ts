@@ -69,7 +69,9 @@ export function makeScratchRepo(): ScratchRepo {
       const r = spawnSync(join(dir, 'node_modules', '.bin', 'forge-reflect'), args, { cwd: dir, env: baseEnv(env), encoding: 'utf8', timeout: 120_000 });
       return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
     },
-    cleanup: () => rmSync(parent, { recursive: true, force: true }),
+    // The Stop hook's detached drain may still be writing in .forge when a test ends: retry while
+    // a folder is not yet empty (ENOTEMPTY is one of the errors rmSync retries).
+    cleanup: () => rmSync(parent, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 }),
   };
   return repo;
 }
