@@ -24,8 +24,10 @@ describe.skipIf(!present)('the HTML report in headless Chromium', () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      // A freshly installed Chromium builds its font cache on the first launch: slow on a busy machine.
+      timeout: 150_000,
     });
-  });
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     cleanupTempDirs();
