@@ -22,7 +22,7 @@ const GENERATED_PATH = [
   /\.generated\.[^/]+$/i,
   /_pb2\.py$/i,
 ];
-const DOC_PATH = [/\.(md|mdx|markdown|rst|adoc|txt)$/i, /(^|\/)docs?\//i, /(^|\/)(license|licence|authors|contributors)(\.[a-z]+)?$/i];
+const DOC_PATH = [/\.(md|mdx|markdown|rst|adoc)$/i, /(^|\/)docs?\//i, /(^|\/)(license|licence|authors|contributors)(\.[a-z]+)?$/i];
 const COMMENT_LINE = /^\s*(\/\/|\/\*|\*\/?|#(?!!|include|define|if|endif|else|pragma)|<!--|--\s|;)/;
 
 export type SetAside = 'tests' | 'lockfiles' | 'generated' | 'docs' | 'binary';
