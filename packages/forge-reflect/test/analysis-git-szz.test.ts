@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cohenKappa, wilson } from '../src/analysis/agreement.js';
+import { labelStats } from '../src/analysis/labels.js';
 import { ownRevert } from '../src/analysis/commit-message.js';
 import { dependencyBump } from '../src/analysis/dependency-bumps.js';
 import { parseDiffTree } from '../src/analysis/fix-diff.js';
@@ -327,4 +328,26 @@ describe('a shallow clone', () => {
     const full = analyze('--repo', repo);
     expect(full.json.blame.depth).toBe('full history: blame reaches the root');
   }, 60_000);
+});
+
+describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-labelled.jsonl)', () => {
+  it('gives the agreement figures docs/analysis.md reports', () => {
+    const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'tests', 'fixtures', 'analysis', 'p2-commitlint-labelled.jsonl');
+    const [header, ...rows] = readFileSync(fixture, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(header.population).toEqual({ ci: 47, human_review: 8, self_reflection: 7 });
+    const labelled = rows.map((r: any) => ({
+      id: r.id, bucket: r.bucket, fixes: r.causes[0]?.sha ?? null, candidates: r.causes.map((c: any) => c.sha), human: r.human,
+    }));
+    const s = labelStats(labelled, header.population);
+    expect([s.rows, s.labelled, s.failures]).toEqual([40, 40, 35]);
+    expect(s.kappa.kappa).toBeCloseTo(7 / 24, 12); // observed 18/35, chance 11/35
+    expect([s.per_bucket.ci.agree, s.per_bucket.ci.failures]).toEqual([10, 21]);
+    expect([s.per_bucket.human_review.agree, s.per_bucket.human_review.failures]).toEqual([1, 7]);
+    expect([s.per_bucket.self_reflection.agree, s.per_bucket.self_reflection.failures]).toEqual([7, 7]);
+    expect([s.cause.primary.k, s.cause.any.k, s.cause.named]).toEqual([28, 29, 33]);
+    expect(s.self_share.p).toBeCloseTo(0.3134, 4);
+    expect(s.self_share.ci?.[0]).toBeCloseTo(0.1809, 4);
+    expect(s.self_share.ci?.[1]).toBeCloseTo(0.4854, 4);
+    expect(s.non_failure.p).toBeCloseTo(0.1374, 4);
+  });
 });

@@ -184,9 +184,10 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
       continue;
     }
     if (kind !== 'revert' && kind !== 'fix') continue;
-    const bump = dependencyBump({ author: c.author ?? '', message: c.message, files: c.files.map((f) => f.path) });
+    // A revert is judged as a revert (reverting a bump is a failure of the bump); bumps are fixes that only move versions.
+    const bump = own ? null : dependencyBump({ author: c.author ?? '', message: c.message, files: c.files.map((f) => f.path) });
     if (bump) {
-      early.push({ ...base, kind: kind === 'revert' ? 'revert' : 'fix', reason: 'dependency_bump', detail: bump });
+      early.push({ ...base, kind: 'fix', reason: 'dependency_bump', detail: bump });
       continue;
     }
     if (!own && parseRevert(c.message)) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });

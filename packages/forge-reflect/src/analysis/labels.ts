@@ -28,7 +28,10 @@ export interface HumanLabel {
   failure: boolean | null;
   /** The gate that would have caught the introducing change, in your judgement. */
   gate: Gate | null;
-  /** The sha (7–40 hex) of the commit that introduced the defect, "none" when no commit in the history did, "unknown". */
+  /**
+   * The sha (7–40 hex) of the commit that introduced the defect; "other" when it is none of the blamed
+   * causes but could not be named; "none" when no earlier commit did; "unknown" when you cannot tell.
+   */
   cause: string | null;
   note: string;
 }
@@ -52,7 +55,7 @@ export interface SheetRow {
 
 export const LABEL_INSTRUCTIONS =
   'Fill human.failure (true: the fix repairs a defect, or the revert undoes a change that was wrong; false: a dependency bump, a feature or refactor called fix, a revert that only moves work), ' +
-  'human.cause (the sha of the commit that introduced the defect, read from the fix and the blamed causes; "none" if no earlier commit did; "unknown"), ' +
+  'human.cause (the sha of the commit that introduced the defect, read from the fix and the blamed causes; "other" if it is none of them but you cannot name it; "none" if no earlier commit did; "unknown"), ' +
   'and human.gate (ci if a test in the fix or a failing check shows CI could catch it, human_review if the introducing change touched a surface that needs review, else self_reflection). Leave null to skip.';
 
 /** Draws up to n signals, equal shares per bucket (a short bucket's remainder goes to the others), seeded. */
@@ -155,8 +158,8 @@ export function parseLabels(text: string, report: GitHistoryReport): { header: S
     if (h.failure !== null && typeof h.failure !== 'boolean') return bad(n, `human.failure ${JSON.stringify(h.failure)} is not true, false or null`);
     if (h.gate !== null && h.gate !== undefined && !GATES.includes(h.gate)) return bad(n, `human.gate ${JSON.stringify(h.gate)} is not ${GATES.join(', ')} or null`);
     const cause = h.cause ?? null;
-    if (cause !== null && !(typeof cause === 'string' && (/^[0-9a-f]{7,40}$/.test(cause) || cause === 'none' || cause === 'unknown'))) {
-      return bad(n, `human.cause ${JSON.stringify(cause)} is not a 7-40 hex sha, "none", "unknown" or null`);
+    if (cause !== null && !(typeof cause === 'string' && (/^[0-9a-f]{7,40}$/.test(cause) || cause === 'other' || cause === 'none' || cause === 'unknown'))) {
+      return bad(n, `human.cause ${JSON.stringify(cause)} is not a 7-40 hex sha, "other", "none", "unknown" or null`);
     }
     if (h.failure === true && (h.gate === null || h.gate === undefined)) return bad(n, 'human.failure is true but human.gate is null; name the gate (or set failure to null to skip the row)');
     rows.push({ id: row.id, bucket: signal.gate, fixes: signal.fixes, candidates: signal.candidates, human: { failure: h.failure ?? null, gate: h.gate ?? null, cause, note: typeof h.note === 'string' ? h.note : '' } });
@@ -190,9 +193,11 @@ export function labelStats(rows: readonly LabelledRow[], population: Record<Gate
       return [g, { labelled: inB.length, failures: f.length, agree, precision: wilson(agree, f.length) }];
     }),
   ) as LabelStats['per_bucket'];
-  const named = failures.filter((r) => r.human.cause !== null && /^[0-9a-f]+$/.test(r.human.cause));
-  const primary = named.filter((r) => r.fixes !== null && matches(r.fixes, r.human.cause as string)).length;
-  const any = named.filter((r) => r.candidates.some((c) => matches(c, r.human.cause as string)) || (r.fixes !== null && matches(r.fixes, r.human.cause as string))).length;
+  // Judged rows: a named sha, or "other" (none of the blamed causes); "none"/"unknown" are not judged.
+  const named = failures.filter((r) => r.human.cause !== null && (/^[0-9a-f]+$/.test(r.human.cause) || r.human.cause === 'other'));
+  const isSha = (r: LabelledRow) => r.human.cause !== 'other';
+  const primary = named.filter((r) => isSha(r) && r.fixes !== null && matches(r.fixes, r.human.cause as string)).length;
+  const any = named.filter((r) => isSha(r) && (r.candidates.some((c) => matches(c, r.human.cause as string)) || (r.fixes !== null && matches(r.fixes, r.human.cause as string)))).length;
   // Stratified estimate: each labelled row stands for population / labelled rows of its bucket.
   const weight = (g: Gate) => (perBucket[g].labelled === 0 ? 0 : population[g] / perBucket[g].labelled);
   let sw = 0;
@@ -247,7 +252,7 @@ export function renderLabelsMarkdown(stats: LabelStats): string {
     '',
     `Rows ${stats.rows}, labelled ${stats.labelled}, real failures ${stats.failures}. Non-failures (weighted): ${f(stats.non_failure)}.`,
     `Cohen's kappa, heuristic bucket vs human gate over real failures: ${stats.kappa.kappa === null ? 'n/a' : stats.kappa.kappa.toFixed(3)} (n ${stats.kappa.n}, observed agreement ${stats.kappa.observed === null ? 'n/a' : (stats.kappa.observed * 100).toFixed(1) + '%'}).`,
-    `Blamed cause is the introducing commit: primary ${f(stats.cause.primary)}, any candidate ${f(stats.cause.any)} (of ${stats.cause.named} with a named cause; ${stats.cause.none} with none in the history).`,
+    `Blamed cause is the introducing commit: primary ${f(stats.cause.primary)}, any candidate ${f(stats.cause.any)} (of ${stats.cause.named} real failures whose cause was judged; ${stats.cause.none} with none in the history).`,
     `Only-self-reflection share from the labels: ${f(stats.self_share)}.`,
     '',
     '| bucket | labelled | real failures | human agrees | precision |',

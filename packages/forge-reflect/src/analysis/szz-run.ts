@@ -185,7 +185,7 @@ export async function collectEvidence(repo: string, commits: readonly Commit[], 
 }
 
 /** Cap on the patch text a labelling sheet carries per commit. */
-export const SHEET_HUNK_CHARS = 6000;
+export const SHEET_HUNK_CHARS = 3000;
 
 /** Diff stats and (capped) patch text of each listed commit, for a labelling sheet. */
 export async function readPatches(repo: string, shas: readonly string[]): Promise<Map<string, PatchInfo>> {
