@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cohenKappa, wilson } from '../src/analysis/agreement.js';
 import { labelStats } from '../src/analysis/labels.js';
+import { repoNameOf } from '../src/commands/analyze.js';
 import { ownRevert } from '../src/analysis/commit-message.js';
 import { dependencyBump } from '../src/analysis/dependency-bumps.js';
 import { parseDiffTree } from '../src/analysis/fix-diff.js';
@@ -130,6 +131,14 @@ describe('pure parts', () => {
     expect(classifyGate(base).gate).toBe('human_review');
     expect(classifyGate({ ...base, repoName: 'vite' }).gate).toBe('self_reflection');
     expect(classifyGate({ ...base, inducingFiles: ['vite.config.ts'], repoName: 'vite' }).gate).toBe('ci');
+  });
+
+  it("the repository's name: --repo-name, else origin's URL, else the folder (a mirror's owner+name/repo gives name)", () => {
+    expect(repoNameOf('/x/y', null, 'given')).toBe('given');
+    expect(repoNameOf('/x/y', 'git@github.com:vitejs/vite.git', undefined)).toBe('vite');
+    expect(repoNameOf('/x/y', 'https://github.com/vitejs/vite', undefined)).toBe('vite');
+    expect(repoNameOf('/work/.mirror/vitejs+vite/repo', null, undefined)).toBe('vite');
+    expect(repoNameOf('/src/widgetkit', null, undefined)).toBe('widgetkit');
   });
 
   it('Wilson interval and Cohen kappa match hand-computed values', () => {
