@@ -84,6 +84,30 @@ setup() {
   [[ "$output" == *'"analysis": "git-history"'* ]]
 }
 
+@test "git-history: --sample/--seed/--out write a sheet, --labels reads it back; a bad labels file exits 1 naming the row" {
+  make_repo "$SCRATCH/repo"
+  printf 'a = 1\nb = 2\n' >"$SCRATCH/repo/app.py"
+  git -C "$SCRATCH/repo" add app.py
+  GIT_AUTHOR_DATE='@1767225600 +0000' GIT_COMMITTER_DATE='@1767225600 +0000' git -C "$SCRATCH/repo" commit -q -m 'feat: app'
+  printf 'a = 1\nb = 3\n' >"$SCRATCH/repo/app.py"
+  GIT_AUTHOR_DATE='@1767312000 +0000' GIT_COMMITTER_DATE='@1767312000 +0000' git -C "$SCRATCH/repo" commit -qam 'fix: b'
+  run --separate-stderr "$P2" --repo "$SCRATCH/repo" --sample 5
+  [ "$status" -eq 2 ]
+  [[ "$stderr" == *"--sample needs --out"* ]]
+  run --separate-stderr "$P2" --repo "$SCRATCH/repo" --sample 5 --seed 3 --out "$SCRATCH/sheet.jsonl"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"wrote a labelling sheet of 1 signal(s)"* ]]
+  [ "$(wc -l <"$SCRATCH/sheet.jsonl")" -eq 2 ]
+  [[ "$(head -1 "$SCRATCH/sheet.jsonl")" == *'"sheet":"forge-reflect.p2-sheet.v1"'*'"seed":3'* ]]
+  run --separate-stderr "$P2" --repo "$SCRATCH/repo" --labels "$SCRATCH/sheet.jsonl"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"evidence": "labels"'* ]]
+  sed -i 's/"failure":null/"failure":"maybe"/' "$SCRATCH/sheet.jsonl"
+  run --separate-stderr "$P2" --repo "$SCRATCH/repo" --labels "$SCRATCH/sheet.jsonl"
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"labels line 2: human.failure \"maybe\" is not true, false or null"* ]]
+}
+
 @test "board-history: needs an input; missing file exits 1; fixtures give a report" {
   run --separate-stderr "$P3"
   [ "$status" -eq 2 ]

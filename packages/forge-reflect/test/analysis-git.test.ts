@@ -54,10 +54,11 @@ describe('commit messages', () => {
 });
 
 describe('gate heuristic', () => {
-  it('CI for tests, CI config, build files or a named failing check; then the risk floor; then self-reflection', () => {
+  it('CI for a test in the fix, a named failing check or a defect in CI/build files; then the risk floor on the introducing change; then self-reflection', () => {
     expect(classifyGate({ fixFiles: ['src/a.ts', 'src/a.test.ts'], fixMessage: 'fix: a', inducingFiles: ['src/auth/x.ts'] }).gate).toBe('ci');
-    expect(classifyGate({ fixFiles: ['.github/workflows/ci.yml'], fixMessage: 'fix', inducingFiles: [] }).gate).toBe('ci');
-    expect(classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: [] }).gate).toBe('ci');
+    expect(classifyGate({ fixFiles: ['.github/workflows/ci.yml'], fixMessage: 'fix', inducingFiles: ['.github/workflows/ci.yml'] }).gate).toBe('ci');
+    expect(classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: ['src/a.ts', 'package.json'], defectFiles: ['package.json'] }).gate).toBe('ci');
+    expect(classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: [] }).gate).toBe('self_reflection');
     expect(classifyGate({ fixFiles: ['src/a.ts'], fixMessage: 'fix: tests fail on CI', inducingFiles: [] }).gate).toBe('ci');
     expect(classifyGate({ fixFiles: ['src/a.ts'], fixMessage: 'fix: a', inducingFiles: ['db/migrations/001.sql'] }).gate).toBe('human_review');
     expect(classifyGate({ fixFiles: ['src/a.ts'], fixMessage: 'fix: a', inducingFiles: ['src/a.ts', 'README.md'] }).gate).toBe('self_reflection');
@@ -68,14 +69,15 @@ describe('the git log record parser', () => {
   it('parses renames, merges, root commits and records split across chunks', () => {
     const records: string[] = [];
     const splitter = new RecordSplitter((r) => records.push(r));
-    const text = `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
-      `\u001e${'b'.repeat(40)}\u001f\u001f50\u001froot\n\u001f\0\nA\0old.ts\0`;
+    const text = `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001fAnn <a@x>\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
+      `\u001e${'b'.repeat(40)}\u001f\u001f50\u001fBob <b@x>\u001froot\n\u001f\0\nA\0old.ts\0`;
     for (let i = 0; i < text.length; i += 7) splitter.push(text.slice(i, i + 7));
     splitter.end();
     expect(records).toHaveLength(2);
     const first = parseRecord(records[0] as string);
     expect(first?.files).toEqual([{ status: 'R', path: 'new.ts', from: 'old.ts' }, { status: 'M', path: 'c.ts' }]);
     expect(first?.message).toBe('feat: x\n\nbody');
+    expect(first?.author).toBe('Ann <a@x>');
     expect(parseRecord(records[1] as string)?.parents).toEqual([]);
   });
 });
@@ -143,32 +145,33 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('git-history over a repository with known signals', () => {
-  it('finds every revert and in-window fix, with targets, delays and buckets', () => {
+  it('finds every revert and every fix whose deleted lines blame inside the window, with causes, delays and buckets', () => {
     const r = analyze('--repo', repo, '--window', '14d');
     expect(r.status).toBe(0);
     const j = r.json;
     expect(j.mode).toBe('conventional');
     expect(j.commits).toMatchObject({ read: 14, in_range: 14, merges: 1, roots: 1, renames: 1 });
     const bySha = Object.fromEntries(j.list.map((s: any) => [s.sha, s]));
-    expect(Object.keys(bySha).sort()).toEqual([sha.fixUtil, sha.revertLogin, sha.fixParser, sha.fixWidget, sha.revertUtil].sort());
+    expect(Object.keys(bySha).sort()).toEqual([sha.fixUtil, sha.revertLogin, sha.fixWidget, sha.revertUtil].sort());
     expect(bySha[sha.fixUtil as string]).toMatchObject({ kind: 'fix', fixes: sha.util, delay_days: 1, gate: 'self_reflection' });
     expect(bySha[sha.revertLogin as string]).toMatchObject({ kind: 'revert', fixes: sha.login, delay_days: 3, gate: 'human_review' });
-    expect(bySha[sha.fixParser as string]).toMatchObject({ kind: 'fix', fixes: sha.parser, delay_days: 2, gate: 'ci' }); // through the rename
-    expect(bySha[sha.fixWidget as string]).toMatchObject({ kind: 'fix', fixes: sha.merge, delay_days: 1, gate: 'ci' });
-    expect(bySha[sha.fixWidget as string].candidates).toEqual([sha.merge, sha.widget]);
+    // The widget's line was written on the branch: the cause is the branch commit, not the merge.
+    expect(bySha[sha.fixWidget as string]).toMatchObject({ kind: 'fix', fixes: sha.widget, candidates: [sha.widget], delay_days: 2, gate: 'ci' });
     expect(bySha[sha.revertUtil as string]).toMatchObject({ kind: 'revert', fixes: sha.util, delay_days: 9, gate: 'self_reflection' });
-    expect(j.buckets.ci.count).toBe(2);
+    // The parser fix only appends a line (and a test): no blamed cause, so no signal.
+    expect(j.set_aside.find((s: any) => s.sha === sha.fixParser)).toMatchObject({ reason: 'add_only' });
+    expect(j.buckets.ci.count).toBe(1);
     expect(j.buckets.human_review.count).toBe(1);
     expect(j.buckets.self_reflection.count).toBe(2);
-    expect(j.buckets.self_reflection.share).toBeCloseTo(0.4, 12);
+    expect(j.buckets.self_reflection.share).toBeCloseTo(0.5, 12);
     expect(j.verdict).toBe('INCONCLUSIVE');
-    expect(j.reason).toMatch(/only 5 failure signal/);
+    expect(j.reason).toMatch(/only 4 failure signal/);
   });
 
-  it('--since keeps earlier features as context but counts only later signals', () => {
+  it('--since keeps earlier commits as causes but counts only later signals', () => {
     const r = analyze('--repo', repo, '--since', '2026-01-06');
     expect(r.status).toBe(0);
-    expect(r.json.list.map((s: any) => s.sha).sort()).toEqual([sha.fixParser, sha.fixWidget, sha.revertUtil].sort());
+    expect(r.json.list.map((s: any) => s.sha).sort()).toEqual([sha.fixWidget, sha.revertUtil].sort());
   });
 
   it('no commits in range is a valid INCONCLUSIVE report; an unreadable --since is a usage error', () => {
@@ -217,7 +220,9 @@ describe('git-history over a generated 3,000-commit repository', () => {
     const r = analyze('--repo', big, '--window', '14d');
     expect(r.status).toBe(0);
     expect(r.json.commits.read).toBe(N);
-    expect(r.json.signals).toEqual({ total: fixes + reverts, reverts, fixes });
+    expect(r.json.signals).toEqual({ total: fixes + reverts, reverts, fixes, capped: 0 });
+    // Each fix rewrites the line its feature wrote an hour before: that feature is its one cause.
+    expect(r.json.list.filter((s: any) => s.kind === 'fix').every((s: any) => s.candidates.length === 1 && s.delay_days === 1 / 24)).toBe(true);
     expect(r.json.buckets.self_reflection.count).toBe(fixes + reverts);
     expect(r.json.verdict).toBe('CONTINUE');
     expect(r.json.list.filter((s: any) => s.kind === 'revert').every((s: any) => s.delay_days === 2 / 24)).toBe(true);

@@ -1,6 +1,6 @@
 /**
- * Reading commit messages: Conventional Commits headers, the reverts git and GitHub write, and the
- * keyword rule for fixes in repositories that do not use Conventional Commits. Pure.
+ * Reading commit messages: Conventional Commits headers, the reverts git and GitHub write (and the
+ * squash bodies that only quote them), and the keyword rule for fixes in repositories that do not use Conventional Commits. Pure.
  */
 
 export interface ConventionalHeader {
@@ -27,7 +27,7 @@ export interface RevertInfo {
   quoted: string | null;
 }
 
-const QUOTED = /^(Revert|Reapply) "(.+)"$/;
+const QUOTED = /^(Revert|Reapply) "(.+)"(?: \(#\d+\))?$/;
 const BODY_SHA = /This reverts commit ([0-9a-f]{7,40})\b/i;
 const REFS = /^Refs:\s*([0-9a-f]{7,40})\b/im;
 
@@ -48,6 +48,29 @@ export function parseRevert(message: string): RevertInfo | null {
   return { kind, sha: sha === null ? null : sha.toLowerCase(), quoted: quoted ? (quoted[2] as string) : null };
 }
 
+/** A list of squashed commits in a body (GitHub writes `* subject` per squashed commit). */
+const SQUASH_ITEM = /^[*-] \S/m;
+const BODY_LINE = /^This reverts commit [0-9a-f]{7,40}\b/gim;
+const BODY_ANY = /This reverts commit [0-9a-f]{7,40}\b/gi;
+
+/**
+ * The revert a commit itself is, or null: its subject is a revert (`Revert "…"`, `Reapply "…"`,
+ * optionally with GitHub's ` (#123)`, or a `revert:` header), or its body holds exactly one
+ * `This reverts commit <sha>` line of its own (at a line start) and no list of squashed commits.
+ * A squash commit whose body quotes the reverts of the branch it squashed is not a revert.
+ */
+export function ownRevert(message: string): RevertInfo | null {
+  const info = parseRevert(message);
+  if (!info) return null;
+  const subject = subjectOf(message);
+  if (QUOTED.test(subject) || parseConventional(subject)?.type === 'revert') return info;
+  const body = message.slice(subject.length);
+  const own = body.match(BODY_LINE) ?? [];
+  const any = body.match(BODY_ANY) ?? [];
+  if (own.length === 1 && any.length === 1 && !SQUASH_ITEM.test(body)) return info;
+  return null;
+}
+
 export type CommitKind = 'revert' | 'fix' | 'feature' | 'other';
 
 /** Śliwerski et al.'s fix keywords, plus hotfix. */
@@ -61,7 +84,7 @@ const FEATURE_TYPES = new Set(['feat', 'feature']);
  * `keyword`: fix = a fix keyword in the subject, every other commit is a feature.
  */
 export function commitKind(message: string, mode: 'conventional' | 'keyword'): CommitKind {
-  if (parseRevert(message)) return 'revert';
+  if (ownRevert(message)) return 'revert';
   const subject = subjectOf(message);
   if (mode === 'conventional') {
     const header = parseConventional(subject);

@@ -1,11 +1,14 @@
 /**
- * Which gate would have caught a failure signal. Pre-registered before any data was seen, in this
- * order (the first rule that holds wins; precedence CI > human review > self-reflection):
+ * Which gate would have caught a failure, judged on the change that introduced it. Pre-registered in
+ * docs/analysis.md before any data was seen, in this order (the first rule that holds wins;
+ * precedence CI > human review > self-reflection):
  *
- *   ci           the fixing commit (the fix, or the revert) touches tests, CI configuration or build
- *                files, or its message names a failing build or test;
- *   human_review the change it fixes (the reverted commit; the feature commits a fix follows) touched
- *                a surface the risk floor marks needs_review;
+ *   ci           the fix adds or changes a test (the defect is one a test detects), or its message
+ *                names a failing build or test, or every file holding the defect (the blamed lines'
+ *                files; for a revert, the reverted change's files) is CI configuration or a build file;
+ *   human_review the introducing change (the blamed cause; the reverted commit) touched a surface the
+ *                risk floor marks needs_review, the repository's own name removed from its paths first
+ *                (`packages/vite/…` is not a build surface in vite);
  *   self_reflection  everything else: only the author's own reflection could have caught it.
  */
 import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
@@ -44,8 +47,19 @@ export interface GateInput {
   /** Files the fixing commit touched. */
   fixFiles: readonly string[];
   fixMessage: string;
-  /** Files of the change it fixes (empty when unknown). */
+  /** Files of the change that introduced the defect (empty when unknown). */
   inducingFiles: readonly string[];
+  /** Files holding the defect (the blamed lines' files); defaults to inducingFiles. */
+  defectFiles?: readonly string[];
+  /** The repository's name, removed from paths before the risk-floor match. */
+  repoName?: string | null;
+}
+
+/** A path with the repository's own name blanked out, so `packages/vite/x.ts` is no build surface in vite. */
+export function withoutRepoName(path: string, repoName: string | null | undefined): string {
+  if (!repoName || repoName.length < 3) return path;
+  const escaped = repoName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return path.replace(new RegExp(escaped, 'gi'), '_');
 }
 
 export interface GateResult {
@@ -54,14 +68,16 @@ export interface GateResult {
 }
 
 export function classifyGate(input: GateInput): GateResult {
-  for (const f of input.fixFiles) {
-    const kind = ciPathKind(f);
-    if (kind) return { gate: 'ci', rule: `the fix touches ${kind === 'tests' ? 'tests' : kind === 'ci' ? 'CI configuration' : 'build files'}: ${f}` };
-  }
+  const test = input.fixFiles.find((f) => ciPathKind(f) === 'tests');
+  if (test) return { gate: 'ci', rule: `the fix adds or changes a test: ${test}` };
   if (namesFailingCheck(input.fixMessage)) return { gate: 'ci', rule: 'the message names a failing build or test' };
-  if (input.inducingFiles.length > 0) {
-    const floor = evaluateRiskFloor({ filesChanged: input.inducingFiles });
-    if (floor.needs_review) return { gate: 'human_review', rule: `the fixed change needs review: ${floor.reason}` };
+  const defect = input.defectFiles ?? input.inducingFiles;
+  if (defect.length > 0 && defect.every((f) => { const k = ciPathKind(f); return k === 'ci' || k === 'build'; })) {
+    return { gate: 'ci', rule: `the defect sits in CI or build files: ${defect.slice(0, 3).join(', ')}` };
   }
-  return { gate: 'self_reflection', rule: 'no test, CI or build file, no failing check named, no review surface' };
+  if (input.inducingFiles.length > 0) {
+    const floor = evaluateRiskFloor({ filesChanged: input.inducingFiles.map((f) => withoutRepoName(f, input.repoName)) });
+    if (floor.needs_review) return { gate: 'human_review', rule: `the introducing change needs review: ${floor.reason}` };
+  }
+  return { gate: 'self_reflection', rule: 'no test in the fix, no failing check named, defect outside CI/build files, no review surface in the introducing change' };
 }

@@ -1,41 +1,115 @@
 /**
- * P2: failure signals in a git history (reverts; fixes that touch files a feature changed inside
- * the window), each put in the bucket of the gate that would have caught it (gates.ts), tallied,
- * and judged against the pre-registered kill condition. Pure over a list of commits.
+ * P2: failure signals in a git history, each put in the bucket of the gate that would have caught
+ * the change that introduced it (gates.ts), tallied, and judged against the pre-registered kill
+ * condition. Pure over the commits and the evidence the IO shell gathered (szz-run.ts): each
+ * candidate's `-w -U0` diff and the blame of its deleted lines.
+ *
+ * Signals: a real revert (its own subject or `This reverts commit` paragraph; the cause is the
+ * reverted commit), and a fix whose blamed lines were last touched inside the window (SZZ; the
+ * causes are those commits, of any type). Not failures, counted apart: dependency bumps, reverts only
+ * quoted in a squash body, reverts of reverts, later copies of a patch already seen, signals with a
+ * delay of 0, fixes that only add lines, fixes with nothing left to blame, fixes whose blamed lines
+ * all predate the window.
  */
-import { commitKind, parseConventional, parseRevert, subjectOf } from './commit-message.js';
+import { commitKind, ownRevert, parseConventional, parseRevert, subjectOf, type RevertInfo } from './commit-message.js';
+import { against, wilson, type Proportion } from './agreement.js';
+import { dependencyBump } from './dependency-bumps.js';
+import type { FileDiff } from './fix-diff.js';
 import { classifyGate, GATES, type Gate } from './gates.js';
 import type { Commit } from './git-log.js';
-import type { Verdict } from './verdict.js';
+import { findDuplicates, patchFingerprint } from './patch-dedup.js';
 import { markdownOpening } from './report-markdown.js';
+import { planBlame, type BlameLineGroup, type BlamePlan } from './szz.js';
+import type { Verdict } from './verdict.js';
 
 export const SELF_SHARE_KILL = 0.1;
 export const MIN_SIGNALS = 10;
 export const EXAMPLES_PER_BUCKET = 5;
+/** A signal this close to its cause (seconds) comes from a rewritten or imported history. */
+export const DELAY_ZERO_SECONDS = 60;
 
 export const GIT_KILL_CONDITION =
-  `KILL if fewer than ${SELF_SHARE_KILL * 100}% of the failure signals (reverts; fixes touching files a feature changed inside the window) ` +
-  `fall in the only-self-reflection bucket (not caught by CI: tests, CI or build files, or a failing check named; not by human review: ` +
-  `the fixed change touched a risk-floor needs_review surface). INCONCLUSIVE with fewer than ${MIN_SIGNALS} signals.`;
+  `KILL if the 95% Wilson interval of the share of failure signals (real reverts; fixes whose deleted lines blame to a commit inside the window) ` +
+  `that fall in the only-self-reflection bucket lies entirely below ${SELF_SHARE_KILL * 100}% (not caught by CI: a test in the fix, a failing check named, ` +
+  `a defect in CI/build files; not by human review: the introducing change touched a risk-floor needs_review surface); CONTINUE if it lies at or above; ` +
+  `INCONCLUSIVE if it straddles ${SELF_SHARE_KILL * 100}%, with fewer than ${MIN_SIGNALS} signals, or when a shallow clone cannot blame back as far as the window needs. ` +
+  `With a labelled sample (--labels), the same rule on the share estimated from the labels.`;
 
-export interface Signal {
-  kind: 'revert' | 'reapply' | 'fix';
+export interface Cause {
   sha: string;
   subject: string;
   at: string;
-  /** The reverted commit, or the most recent feature commit the fix follows. */
+  /** Blamed lines last touched by it (null for a revert's target). */
+  lines: number | null;
+  type: string;
+}
+
+export interface Signal {
+  kind: 'revert' | 'fix';
+  sha: string;
+  subject: string;
+  at: string;
+  /** The primary cause: the reverted commit, or the most recent blamed commit inside the window. */
   fixes: string | null;
-  /** Every feature commit the fix follows inside the window (fix signals only). */
+  /** Every blamed commit inside the window, most recent first (fix signals). */
   candidates: string[];
+  causes: Cause[];
   delay_days: number | null;
   gate: Gate;
   rule: string;
+  /** The blame of this fix was cut at the per-fix cap: its causes may be incomplete. */
+  capped: boolean;
+}
+
+export type ExclusionReason =
+  | 'dependency_bump'
+  | 'quoted_revert'
+  | 'revert_of_revert'
+  | 'duplicate'
+  | 'delay_zero'
+  | 'add_only'
+  | 'nothing_to_blame'
+  | 'cause_before_window';
+
+export const EXCLUSIONS: readonly ExclusionReason[] = [
+  'dependency_bump', 'quoted_revert', 'revert_of_revert', 'duplicate', 'delay_zero', 'add_only', 'nothing_to_blame', 'cause_before_window',
+];
+
+export interface SetAsideSignal {
+  kind: 'revert' | 'fix';
+  sha: string;
+  subject: string;
+  at: string;
+  reason: ExclusionReason;
+  detail: string;
+  /** For a duplicate, the earlier copy; for a delay-0 signal, its cause. */
+  of: string | null;
+}
+
+export interface ShallowInfo {
+  /** Committer time (s) of the newest shallow boundary commit: blame reaches no further back. */
+  boundaryTime: number;
+  boundaryCommits: number;
+  /** The boundary commits' shas (lines they seem to add are older than the clone). */
+  edges?: string[];
 }
 
 export interface GitHistoryOptions {
-  /** Epoch ms: signals at or after it count (commits before it still count as features). */
+  /** Epoch ms: signals at or after it count (commits before it still count as causes). */
   since: number;
   windowMs: number;
+  /** The repository's name, removed from paths before the risk-floor match. */
+  repoName?: string | null;
+  shallow?: ShallowInfo | null;
+}
+
+export interface Evidence {
+  /** `-w -U0` diff of each candidate against its first parent. */
+  diffs: ReadonlyMap<string, readonly FileDiff[]>;
+  /** Blame of each fix's planned lines at its parent, merged over files. */
+  blames: ReadonlyMap<string, readonly BlameLineGroup[]>;
+  /** Fixes whose tracing hit the per-fix cap. */
+  capped?: ReadonlySet<string>;
 }
 
 export interface GitHistoryReport {
@@ -43,11 +117,17 @@ export interface GitHistoryReport {
   kill_condition: string;
   verdict: Verdict;
   reason: string;
+  /** What the verdict rests on. */
+  evidence: 'heuristic' | 'labels';
   mode: 'conventional' | 'keyword';
   commits: { read: number; in_range: number; merges: number; roots: number; renames: number };
-  signals: { total: number; reverts: number; fixes: number };
+  signals: { total: number; reverts: number; fixes: number; capped: number };
+  self_share: Proportion;
+  excluded: Record<ExclusionReason, number>;
+  blame: { fixes_blamed: number; lines_blamed: number; set_aside_lines: Record<string, number>; depth: string };
   buckets: Record<Gate, { count: number; share: number | null; examples: Signal[] }>;
   list: Signal[];
+  set_aside: SetAsideSignal[];
 }
 
 /** `conventional` when at least half of the non-merge commits have a Conventional Commits header. */
@@ -58,99 +138,172 @@ export function detectMode(commits: readonly Commit[]): 'conventional' | 'keywor
   return conventional * 2 >= plain.length ? 'conventional' : 'keyword';
 }
 
+export interface Candidate {
+  commit: Commit;
+  kind: 'revert' | 'fix';
+  revert: RevertInfo | null;
+}
 
-export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryOptions): GitHistoryReport {
+export interface Screened {
+  mode: 'conventional' | 'keyword';
+  /** Oldest first. */
+  commits: Commit[];
+  bySha: Map<string, Commit>;
+  candidates: Candidate[];
+  early: SetAsideSignal[];
+  counts: GitHistoryReport['commits'];
+}
+
+const iso = (t: number) => new Date(t * 1000).toISOString();
+
+/** Stage 1: the commits that may be signals (fixes and real reverts in range), and the early exclusions. */
+export function screenCommits(input: readonly Commit[], options: Pick<GitHistoryOptions, 'since'>): Screened {
   // Oldest first; git lists newest first, so equal times keep parents before children when reversed.
   const commits = input.map((c, i) => ({ c, i })).sort((a, b) => a.c.time - b.c.time || b.i - a.i).map((x) => x.c);
   const mode = detectMode(commits);
   const bySha = new Map<string, Commit>();
-  const bySubject = new Map<string, Commit>();
-  const fileId = new Map<string, number>();
-  let nextId = 0;
-  const idOf = (path: string) => {
-    let id = fileId.get(path);
-    if (id === undefined) {
-      id = nextId++;
-      fileId.set(path, id);
-    }
-    return id;
-  };
-  const features = new Map<number, Array<{ time: number; commit: Commit }>>();
-  const signals: Signal[] = [];
   const counts = { read: commits.length, in_range: 0, merges: 0, roots: 0, renames: 0 };
+  const candidates: Candidate[] = [];
+  const early: SetAsideSignal[] = [];
   const sinceSec = options.since / 1000;
-  const windowSec = options.windowMs / 1000;
-
-  const findSha = (sha: string): Commit | undefined => {
-    const exact = bySha.get(sha);
-    if (exact || sha.length === 40) return exact;
-    for (const [full, c] of bySha) if (full.startsWith(sha)) return c;
-    return undefined;
-  };
-
   for (const c of commits) {
+    bySha.set(c.sha, c);
     const isMerge = c.parents.length > 1;
     if (isMerge) counts.merges++;
     if (c.parents.length === 0) counts.roots++;
-    const ids = new Set<number>();
-    for (const f of c.files) {
-      if (f.from !== undefined && f.status === 'R') {
-        counts.renames++;
-        const id = idOf(f.from);
-        fileId.set(f.path, id); // the new path keeps the old path's history
-        ids.add(id);
-      } else ids.add(idOf(f.path));
-    }
-    const inRange = c.time >= sinceSec;
-    if (inRange) counts.in_range++;
+    counts.renames += c.files.filter((f) => f.status === 'R').length;
+    if (c.time < sinceSec) continue;
+    counts.in_range++;
+    if (isMerge) continue; // merges are never signals themselves
     const subject = subjectOf(c.message);
-    const revert = isMerge ? null : parseRevert(c.message);
-    const kind = isMerge ? 'merge' : commitKind(c.message, mode);
-    const paths = c.files.map((f) => f.path);
+    const base = { sha: c.sha, subject, at: iso(c.time), of: null };
+    const own = ownRevert(c.message);
+    const kind = own ? 'revert' : commitKind(c.message, mode);
+    if (!own && parseRevert(c.message) && kind !== 'fix') {
+      early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; the commit itself is no revert' });
+      continue;
+    }
+    if (kind !== 'revert' && kind !== 'fix') continue;
+    // A revert is judged as a revert (reverting a bump is a failure of the bump); bumps are fixes that only move versions.
+    const bump = own ? null : dependencyBump({ author: c.author ?? '', message: c.message, files: c.files.map((f) => f.path) });
+    if (bump) {
+      early.push({ ...base, kind: 'fix', reason: 'dependency_bump', detail: bump });
+      continue;
+    }
+    if (!own && parseRevert(c.message)) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
+    candidates.push({ commit: c, kind: kind === 'revert' ? 'revert' : 'fix', revert: own });
+  }
+  return { mode, commits, bySha, candidates, early, counts };
+}
 
-    if (inRange && revert) {
-      let target: Commit | undefined = revert.sha ? findSha(revert.sha) : undefined;
-      if (!target && revert.quoted) target = bySubject.get(revert.kind === 'reapply' ? `Revert "${revert.quoted}"` : revert.quoted);
-      const inducing = target ? target.files.map((f) => f.path) : paths;
-      const gate = classifyGate({ fixFiles: paths, fixMessage: c.message, inducingFiles: inducing });
+/** Stage 2 (pure): duplicates, and what to blame for each remaining fix. */
+export function planEvidence(screened: Screened, diffs: Evidence['diffs']): { duplicates: Map<string, string>; plans: Map<string, BlamePlan> } {
+  const duplicates = findDuplicates(screened.candidates.map((c) => ({ sha: c.commit.sha, fingerprint: patchFingerprint(diffs.get(c.commit.sha) ?? []) })));
+  const plans = new Map<string, BlamePlan>();
+  for (const c of screened.candidates) {
+    if (c.kind === 'fix' && !duplicates.has(c.commit.sha)) plans.set(c.commit.sha, planBlame(diffs.get(c.commit.sha) ?? []));
+  }
+  return { duplicates, plans };
+}
+
+function findSha(bySha: Map<string, Commit>, sha: string): Commit | undefined {
+  const exact = bySha.get(sha);
+  if (exact || sha.length === 40) return exact;
+  for (const [full, c] of bySha) if (full.startsWith(sha)) return c;
+  return undefined;
+}
+
+function causeOf(c: Commit, lines: number | null, mode: 'conventional' | 'keyword'): Cause {
+  const header = parseConventional(subjectOf(c.message));
+  const type = c.parents.length > 1 ? 'merge' : header ? header.type : commitKind(c.message, mode);
+  return { sha: c.sha, subject: subjectOf(c.message), at: iso(c.time), lines, type };
+}
+
+export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryOptions, evidence: Evidence): GitHistoryReport {
+  const screened = screenCommits(input, options);
+  const { mode, bySha, counts } = screened;
+  const { duplicates, plans } = planEvidence(screened, evidence.diffs);
+  const windowSec = options.windowMs / 1000;
+  const signals: Signal[] = [];
+  const setAside: SetAsideSignal[] = [...screened.early];
+  const setAsideLines: Record<string, number> = {};
+  let fixesBlamed = 0;
+  let linesBlamed = 0;
+  const bySubject = new Map<string, Commit>();
+  for (const c of screened.commits) if (!bySubject.has(subjectOf(c.message))) bySubject.set(subjectOf(c.message), c);
+  const gateOf = (fix: Commit, inducing: readonly string[], defect: readonly string[]) =>
+    classifyGate({ fixFiles: fix.files.map((f) => f.path), fixMessage: fix.message, inducingFiles: inducing, defectFiles: defect, repoName: options.repoName ?? null });
+
+  for (const cand of screened.candidates) {
+    const c = cand.commit;
+    const base = { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(c.time) };
+    const dup = duplicates.get(c.sha);
+    if (dup) {
+      setAside.push({ ...base, reason: 'duplicate', detail: `the same patch (paths reduced to base names) as ${dup.slice(0, 10)}`, of: dup });
+      continue;
+    }
+    if (cand.kind === 'revert') {
+      const r = cand.revert as RevertInfo;
+      let target = r.sha ? findSha(bySha, r.sha) : undefined;
+      if (!target && r.quoted) target = bySubject.get(r.kind === 'reapply' ? `Revert "${r.quoted}"` : r.quoted);
+      if (target && target.time > c.time) target = undefined;
+      const ofRevert = r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
+      if (ofRevert) {
+        setAside.push({ ...base, reason: 'revert_of_revert', detail: 'restores a reverted change; the first revert is the failure signal', of: target?.sha ?? r.sha });
+        continue;
+      }
+      const delay = target ? c.time - target.time : null;
+      if (target && delay !== null && delay <= DELAY_ZERO_SECONDS) {
+        setAside.push({ ...base, reason: 'delay_zero', detail: `reverts ${target.sha.slice(0, 10)} committed at the same time (a rewritten history)`, of: target.sha });
+        continue;
+      }
+      const inducing = (target ?? c).files.map((f) => f.path);
+      const gate = gateOf(c, inducing, inducing);
       signals.push({
-        kind: revert.kind, sha: c.sha, subject, at: new Date(c.time * 1000).toISOString(), fixes: target?.sha ?? revert.sha,
-        candidates: [], delay_days: target ? (c.time - target.time) / 86_400 : null, ...gate,
+        ...base, fixes: target?.sha ?? r.sha, candidates: target ? [target.sha] : [], causes: target ? [causeOf(target, null, mode)] : [],
+        delay_days: delay === null ? null : delay / 86_400, ...gate, capped: false,
       });
-    } else if (inRange && kind === 'fix') {
-      const found = new Map<string, Commit>();
-      for (const id of ids) {
-        const list = features.get(id);
-        if (!list) continue;
-        for (let k = list.length - 1; k >= 0; k--) {
-          const e = list[k] as { time: number; commit: Commit };
-          if (e.time < c.time - windowSec) break;
-          if (e.commit.sha !== c.sha) found.set(e.commit.sha, e.commit);
-        }
-      }
-      if (found.size > 0) {
-        const candidates = [...found.values()].sort((a, b) => b.time - a.time);
-        const latest = candidates[0] as Commit;
-        const inducing = [...new Set(candidates.flatMap((x) => x.files.map((f) => f.path)))];
-        const gate = classifyGate({ fixFiles: paths, fixMessage: c.message, inducingFiles: inducing });
-        signals.push({
-          kind: 'fix', sha: c.sha, subject, at: new Date(c.time * 1000).toISOString(), fixes: latest.sha,
-          candidates: candidates.map((x) => x.sha), delay_days: (c.time - latest.time) / 86_400, ...gate,
-        });
-      }
+      continue;
     }
-
-    // A feature: a feature commit, or a merge that is not itself a fix (a "feature merge").
-    const isFeature = kind === 'feature' || (isMerge && commitKind(c.message, 'keyword') !== 'fix');
-    if (isFeature) {
-      for (const id of ids) {
-        let list = features.get(id);
-        if (!list) features.set(id, (list = []));
-        list.push({ time: c.time, commit: c });
-      }
+    const plan = plans.get(c.sha) as BlamePlan;
+    for (const [k, v] of Object.entries(plan.setAside)) setAsideLines[k] = (setAsideLines[k] ?? 0) + v;
+    if (plan.lines === 0) {
+      if (plan.added > 0) setAside.push({ ...base, reason: 'add_only', detail: 'no blamed cause: the fix only adds lines (outside tests, docs, lockfiles and generated files)', of: null });
+      else setAside.push({ ...base, reason: 'nothing_to_blame', detail: 'no blamed cause: the fix changes only tests, docs, lockfiles, generated files, comments or blank lines', of: null });
+      continue;
     }
-    bySha.set(c.sha, c);
-    bySubject.set(subject, c);
+    fixesBlamed++;
+    linesBlamed += plan.lines;
+    const groups = evidence.blames.get(c.sha) ?? [];
+    const lines = new Map<string, number>();
+    const paths = new Map<string, Set<string>>();
+    for (const raw of groups) {
+      // A branch commit older than the window, brought in by a merge inside it: the merge is the cause.
+      const viaMerge = raw.via ? bySha.get(raw.via) : undefined;
+      const early = (bySha.get(raw.sha)?.time ?? 0) < c.time - windowSec;
+      const g = early && viaMerge && viaMerge.time >= c.time - windowSec ? { ...raw, sha: viaMerge.sha } : raw;
+      const cause = bySha.get(g.sha);
+      if (g.boundary || !cause || cause.time < c.time - windowSec || cause.sha === c.sha) continue;
+      lines.set(g.sha, (lines.get(g.sha) ?? 0) + g.lines);
+      if (!paths.has(g.sha)) paths.set(g.sha, new Set());
+      paths.get(g.sha)?.add(g.path);
+    }
+    if (lines.size === 0) {
+      setAside.push({ ...base, reason: 'cause_before_window', detail: `its ${plan.lines} blamed line(s) were last touched before the window`, of: null });
+      continue;
+    }
+    const causes = [...lines.keys()].map((s) => bySha.get(s) as Commit).sort((a, b) => b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
+    const primary = causes[0] as Commit;
+    const delay = c.time - primary.time;
+    if (delay <= DELAY_ZERO_SECONDS) {
+      setAside.push({ ...base, reason: 'delay_zero', detail: `its cause ${primary.sha.slice(0, 10)} was committed at the same time (a rewritten history)`, of: primary.sha });
+      continue;
+    }
+    const gate = gateOf(c, primary.files.map((f) => f.path), [...(paths.get(primary.sha) ?? [])]);
+    signals.push({
+      ...base, fixes: primary.sha, candidates: causes.map((x) => x.sha), causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0, mode)),
+      delay_days: delay / 86_400, ...gate, capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
+    });
   }
 
   const total = signals.length;
@@ -161,35 +314,70 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     }),
   ) as GitHistoryReport['buckets'];
   const self = buckets.self_reflection.count;
+  const selfShare = wilson(self, total);
+  const excluded = Object.fromEntries(EXCLUSIONS.map((e) => [e, setAside.filter((s) => s.reason === e).length])) as Record<ExclusionReason, number>;
+  const depth = depthNote(options, screened.commits);
   let verdict: Verdict;
   let reason: string;
   if (counts.in_range === 0) [verdict, reason] = ['INCONCLUSIVE', 'no commits in range'];
+  else if (depth.short) [verdict, reason] = ['INCONCLUSIVE', depth.text];
   else if (total === 0) [verdict, reason] = ['INCONCLUSIVE', `no failure signals in ${counts.in_range} commits`];
   else if (total < MIN_SIGNALS) [verdict, reason] = ['INCONCLUSIVE', `only ${total} failure signal(s); need ${MIN_SIGNALS}`];
-  else if (self / total < SELF_SHARE_KILL) [verdict, reason] = ['KILL', `only ${self} of ${total} signals (${((self / total) * 100).toFixed(1)}%) were catchable by self-reflection alone`];
-  else [verdict, reason] = ['CONTINUE', `${self} of ${total} signals (${((self / total) * 100).toFixed(1)}%) were catchable by self-reflection alone`];
+  else [verdict, reason] = shareVerdict(selfShare, `${self} of ${total} signals`, 'by the heuristic alone');
   return {
     analysis: 'git-history',
     kill_condition: GIT_KILL_CONDITION,
     verdict,
     reason,
+    evidence: 'heuristic',
     mode,
     commits: counts,
-    signals: { total, reverts: signals.filter((s) => s.kind !== 'fix').length, fixes: signals.filter((s) => s.kind === 'fix').length },
+    signals: { total, reverts: signals.filter((s) => s.kind === 'revert').length, fixes: signals.filter((s) => s.kind === 'fix').length, capped: signals.filter((s) => s.capped).length },
+    self_share: selfShare,
+    excluded,
+    blame: { fixes_blamed: fixesBlamed, lines_blamed: linesBlamed, set_aside_lines: setAsideLines, depth: depth.text },
     buckets,
     list: signals,
+    set_aside: setAside.sort((a, b) => a.at.localeCompare(b.at) || a.sha.localeCompare(b.sha)),
   };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The pre-registered decision on a share with its interval. */
+export function shareVerdict(share: Proportion, what: string, basis: string): [Verdict, string] {
+  const ci = share.ci as [number, number];
+  const text = `${what} (${pct(share.p ?? 0)}, 95% CI ${pct(ci[0])}–${pct(ci[1])}) only self-reflection could catch, ${basis}`;
+  const side = against(share.ci, SELF_SHARE_KILL);
+  if (side === 'below') return ['KILL', `${text}: the interval lies below ${pct(SELF_SHARE_KILL)}`];
+  if (side === 'above') return ['CONTINUE', `${text}: the interval lies at or above ${pct(SELF_SHARE_KILL)}`];
+  return ['INCONCLUSIVE', `${text}: the interval straddles ${pct(SELF_SHARE_KILL)}`];
+}
+
+/** How far back blame can reach, and whether the window needs more (a shallow clone). */
+export function depthNote(options: GitHistoryOptions, commits: readonly Commit[]): { short: boolean; text: string } {
+  if (!options.shallow) return { short: false, text: 'full history: blame reaches the root' };
+  const edge = options.shallow.boundaryTime;
+  const windowSec = options.windowMs / 1000;
+  // The earliest commit that may be a signal needs its window; in a shallow clone that is at least the edge.
+  const earliest = commits.reduce((m, c) => (c.time >= options.since / 1000 ? Math.min(m, c.time) : m), Infinity);
+  const needs = (earliest === Infinity ? options.since / 1000 : earliest) - windowSec;
+  const base = `shallow clone: blame reaches back to ${iso(edge)} (${options.shallow.boundaryCommits} boundary commit(s))`;
+  if (needs < edge) return { short: true, text: `${base}; the window needs ${iso(Math.max(0, needs))}; fetch more history (git fetch --unshallow, or --shallow-since)` };
+  return { short: false, text: `${base}; enough for the window` };
 }
 
 export function renderGitHistoryMarkdown(r: GitHistoryReport): string {
   const lines = [
     ...markdownOpening('P2: failure signals in git history, by the gate that would catch them', r),
+    `Evidence: ${r.evidence === 'labels' ? 'a labelled sample' : 'the heuristic alone (no labels)'}.`,
     `Commits read ${r.commits.read}, in range ${r.commits.in_range} (merges ${r.commits.merges}, roots ${r.commits.roots}, renames ${r.commits.renames}); fix rule: ${r.mode}.`,
-    `Signals: ${r.signals.total} (${r.signals.reverts} reverts, ${r.signals.fixes} fixes).`,
+    `Signals: ${r.signals.total} (${r.signals.reverts} reverts, ${r.signals.fixes} fixes by blame; ${r.signals.capped} capped). Blame: ${r.blame.fixes_blamed} fixes, ${r.blame.lines_blamed} lines; ${r.blame.depth}.`,
+    `Not counted: ${EXCLUSIONS.map((e) => `${e.replace(/_/g, ' ')} ${r.excluded[e]}`).join(', ')}.`,
     '',
     '| gate | signals | share |',
     '|---|---|---|',
-    ...GATES.map((g) => `| ${g} | ${r.buckets[g].count} | ${r.buckets[g].share === null ? 'n/a' : `${(r.buckets[g].share * 100).toFixed(1)}%`} |`),
+    ...GATES.map((g) => `| ${g} | ${r.buckets[g].count} | ${r.buckets[g].share === null ? 'n/a' : pct(r.buckets[g].share)} |`),
     '',
   ];
   for (const g of GATES) {
@@ -197,7 +385,7 @@ export function renderGitHistoryMarkdown(r: GitHistoryReport): string {
     lines.push(`## ${g}`, '');
     for (const s of r.buckets[g].examples) {
       const delay = s.delay_days === null ? '' : `, ${s.delay_days.toFixed(1)} d later`;
-      lines.push(`- ${s.sha.slice(0, 10)} ${s.kind}: ${s.subject} (fixes ${s.fixes?.slice(0, 10) ?? 'unknown'}${delay}; ${s.rule})`);
+      lines.push(`- ${s.sha.slice(0, 10)} ${s.kind}: ${s.subject} (cause ${s.fixes?.slice(0, 10) ?? 'unknown'}${delay}; ${s.rule})`);
     }
     lines.push('');
   }

@@ -20,18 +20,20 @@ export interface Commit {
   time: number;
   message: string;
   files: FileChange[];
+  /** `Name <email>` of the author (dependency bots are recognised by it). */
+  author?: string;
 }
 
 const RS = '\u001e';
 const US = '\u001f';
-export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%B${US}`;
+export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%aN <%aE>${US}%B${US}`;
 
 /** One record (the text between two record separators). Returns null when malformed. */
 export function parseRecord(record: string): Commit | null {
   const parts = record.split(US);
-  if (parts.length < 5) return null;
-  const [sha, parents, time, message] = parts as [string, string, string, string];
-  const rest = parts.slice(4).join(US);
+  if (parts.length < 6) return null;
+  const [sha, parents, time, author, message] = parts as [string, string, string, string, string];
+  const rest = parts.slice(5).join(US);
   const tokens = rest.split('\0').map((t) => t.replace(/^\n+/, ''));
   const files: FileChange[] = [];
   let i = 0;
@@ -56,6 +58,7 @@ export function parseRecord(record: string): Commit | null {
     time: Number(time),
     message: message.replace(/\n+$/, ''),
     files,
+    author,
   };
 }
 

@@ -6,16 +6,21 @@
 import { readFileSync } from 'node:fs';
 import { UserError, usageError } from '../errors.js';
 import { writeJson } from '../output.js';
+import { writeAtomic } from '../atomic-write.js';
 import { parseSince } from '../since.js';
 import { analyzeBoard, readBoard, renderBoardMarkdown, type BoardData } from '../analysis/board.js';
 import { readDataDir } from '../analysis/board-git.js';
 import { calibrationReport, renderCalibrationMarkdown } from '../analysis/calibration-report.js';
 import { parseCorpus } from '../analysis/corpus-rows.js';
 import { parseDuration, parseGitAgo, WINDOW_EXAMPLE } from '../analysis/duration.js';
-import { analyzeGitHistory, renderGitHistoryMarkdown } from '../analysis/git-history.js';
+import { analyzeGitHistory, renderGitHistoryMarkdown, type GitHistoryReport } from '../analysis/git-history.js';
+import { labelStats, parseLabels, renderLabelsMarkdown, sampleSignals, sheetHeader, sheetRow, withLabels, type LabelStats } from '../analysis/labels.js';
+import { collectEvidence, readPatches, readShallow } from '../analysis/szz-run.js';
 import { readGitLog } from '../analysis/git-log.js';
 import { DEFAULT_RULES } from '../analysis/verdict.js';
 import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { basename, dirname, resolve } from 'node:path';
 
 export const ANALYSES = ['calibration', 'git-history', 'board-history'] as const;
 export const GIT_SINCE_EXAMPLE = '--since 2025-01-01, --since 2025-01-01T00:00:00Z, --since 90d or --since "6 months ago"';
@@ -89,6 +94,22 @@ async function calibration(args: Record<string, unknown>, format: 'json' | 'mark
   return 0;
 }
 
+/** The repository's own name: --repo-name, else origin's URL, else the folder's (a mirror's `owner+name/repo`: name). */
+export function repoNameOf(repo: string, origin: string | null, given: unknown): string | null {
+  if (given !== undefined && String(given).trim() !== '') return String(given).trim();
+  const strip = (s: string) => s.replace(/\/+$/, '').replace(/\.git$/i, '');
+  if (origin) return basename(strip(origin).replace(/^.*:/, '/')) || null;
+  const abs = resolve(repo);
+  let name = basename(strip(abs));
+  if (name === '' || name === 'repo' || name === '.git') name = basename(dirname(abs));
+  return name.split('+').pop() || null;
+}
+
+function originUrl(repo: string): string | null {
+  const r = spawnSync('git', ['-C', repo, 'config', '--get', 'remote.origin.url'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : null;
+}
+
 async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markdown'): Promise<number> {
   const repo = String(args.repo ?? '.');
   const windowMs = windowOf(args.window, '14d');
@@ -98,6 +119,10 @@ async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markd
     if (parsed === undefined) throw usageError(`--since ${JSON.stringify(String(args.since))} is not a date git can read; use ${GIT_SINCE_EXAMPLE}`);
     since = parsed;
   }
+  const sample = args.sample === undefined ? undefined : whole('sample', args.sample, 0, 100_000, '50');
+  const seed = whole('seed', args.seed, 0, 4_294_967_295, '1');
+  if (sample !== undefined && (args.out === undefined || String(args.out) === '')) throw usageError('--sample needs --out FILE.jsonl (the labelling sheet); e.g. --sample 50 --seed 1 --out sheet.jsonl');
+  if (sample !== undefined && args.labels !== undefined) throw usageError('--sample writes a sheet and --labels reads one; use one at a time');
   try {
     if (!statSync(repo).isDirectory()) throw new Error('ENOTDIR');
   } catch {
@@ -105,9 +130,34 @@ async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markd
   }
   const from = args.since === undefined ? undefined : new Date(Math.max(0, since - windowMs)).toISOString();
   const commits = await readGitLog(from === undefined ? { repo } : { repo, since: from });
-  const report = analyzeGitHistory(commits, { since, windowMs });
-  if (format === 'json') writeJson({ ...report, repo, since: new Date(since).toISOString(), window_days: windowMs / 86_400_000 });
-  else process.stdout.write(renderGitHistoryMarkdown(report));
+  const options = { since, windowMs, repoName: repoNameOf(repo, originUrl(repo), args.repoName), shallow: await readShallow(repo, commits) };
+  const evidence = await collectEvidence(repo, commits, options, from);
+  let report: GitHistoryReport & { labels?: LabelStats } = analyzeGitHistory(commits, options, evidence);
+  const meta = { repo, repo_name: options.repoName, since: new Date(since).toISOString(), window_days: windowMs / 86_400_000 };
+  if (sample !== undefined) {
+    const picked = sampleSignals(report.list, sample, seed);
+    const patches = await readPatches(repo, picked.flatMap((s) => [s.sha, ...s.causes.slice(0, 3).map((c) => c.sha)]));
+    const header = sheetHeader(report, repo, meta.since, meta.window_days, seed, sample);
+    const text = [header, ...picked.map((s) => sheetRow(s, patches))].map((x) => JSON.stringify(x)).join('\n');
+    const out = String(args.out);
+    if (out === '-') process.stdout.write(`${text}\n`);
+    else {
+      try {
+        writeAtomic(out, `${text}\n`, 0o644);
+      } catch (error) {
+        throw new UserError(`cannot write the sheet ${out} (${(error as NodeJS.ErrnoException).code ?? String(error)}); pass --out a writable file path`);
+      }
+      process.stderr.write(`wrote a labelling sheet of ${picked.length} signal(s) to ${out}; fill the human fields, then run with --labels ${out}\n`);
+    }
+    if (out === '-') return 0;
+  }
+  if (args.labels !== undefined) {
+    const parsed = parseLabels(readInput(String(args.labels)), report);
+    if ('error' in parsed) throw new UserError(parsed.error);
+    report = withLabels(report, labelStats(parsed.rows, parsed.header.population));
+  }
+  if (format === 'json') writeJson({ ...report, ...meta });
+  else process.stdout.write(renderGitHistoryMarkdown(report) + (report.labels ? renderLabelsMarkdown(report.labels) : ''));
   return 0;
 }
 
