@@ -1,0 +1,423 @@
+/**
+ * Rollups of the event log, kept by `insertBatch` in the same transaction as the rows it inserts,
+ * so `metrics` reads a few hundred rows instead of every event of its window (issue 12).
+ *
+ * - `tool_hours` / `tool_days`: per UTC hour (`ts` cut to `YYYY-MM-DDTHH`) or day (`YYYY-MM-DD`) and
+ *   tool: calls that succeeded, failed, carried a duration, and the sum of those durations.
+ * - `duration_hours` / `duration_days`: the durations of the same cells as a histogram with
+ *   log-scale buckets 2% wide (bucketOf), each bucket with its count and its smallest and largest
+ *   value, from which the median is found (medianFromBuckets: exact, or within 1%).
+ * - `session_hours` / `session_days`: which sessions had an event in the hour or day.
+ * - `stagnation_streaks` / `stagnant_runs`: per session, the current streak of the same failing
+ *   call, and one row per stagnant run, at the time of its STAGNATION_THRESHOLD-th failure.
+ *
+ * Only rows actually inserted count (INSERT OR IGNORE with `changes` 1): a re-drained duplicate
+ * never counts twice. A batch is aggregated in Maps first, then written with one upsert per cell.
+ * A window is read as whole days and whole hours from the rollups plus its two partial edge hours
+ * from the events themselves (planWindow), so every count is exact.
+ */
+import { createHash } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database, EventRow } from '../event-log.js';
+import { STAGNATION_THRESHOLD } from './metrics-core.js';
+
+/** The tables (migration 6); backfillRollups fills them from the events already logged. */
+export const ROLLUP_TABLES_SQL = `
+  CREATE TABLE tool_hours (
+    hour TEXT NOT NULL, tool TEXT NOT NULL,
+    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL,
+    PRIMARY KEY (hour, tool)) WITHOUT ROWID;
+  CREATE TABLE tool_days (
+    day TEXT NOT NULL, tool TEXT NOT NULL,
+    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL,
+    PRIMARY KEY (day, tool)) WITHOUT ROWID;
+  CREATE TABLE duration_hours (
+    hour TEXT NOT NULL, tool TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, lo NOT NULL, hi NOT NULL,
+    PRIMARY KEY (hour, tool, bucket)) WITHOUT ROWID;
+  CREATE TABLE duration_days (
+    day TEXT NOT NULL, tool TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, lo NOT NULL, hi NOT NULL,
+    PRIMARY KEY (day, tool, bucket)) WITHOUT ROWID;
+  CREATE TABLE session_hours (hour TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (hour, session_id)) WITHOUT ROWID;
+  CREATE TABLE session_days (day TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (day, session_id)) WITHOUT ROWID;
+  CREATE TABLE stagnation_streaks (
+    session TEXT PRIMARY KEY NOT NULL, ts TEXT NOT NULL, id TEXT NOT NULL, sig TEXT, len INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE stagnant_runs (ts TEXT NOT NULL, id TEXT NOT NULL, session TEXT NOT NULL, PRIMARY KEY (ts, id)) WITHOUT ROWID;
+  CREATE INDEX stagnant_runs_by_session ON stagnant_runs (session);`;
+
+/** The relative width of a duration bucket: bucket b holds [1.02^b, 1.02^(b+1)). */
+export const BUCKET_RATIO = 1.02;
+const LOG_RATIO = Math.log(BUCKET_RATIO);
+/** Durations below 1 ms (0 in practice) and negative ones (never logged) get their own buckets. */
+const BELOW_ONE = -1;
+const NEGATIVE = -2;
+
+export function bucketOf(ms: number): number {
+  if (ms >= 1) return Math.floor(Math.log(ms) / LOG_RATIO);
+  return ms >= 0 ? BELOW_ONE : NEGATIVE;
+}
+
+export interface Bucket {
+  bucket: number;
+  n: number;
+  lo: number;
+  hi: number;
+}
+
+/**
+ * The median of the values a histogram holds (buckets in ascending order): the value of rank
+ * (n + 1) / 2, or the mean of ranks n / 2 and n / 2 + 1 for an even count, as the exact median is
+ * defined. A rank is read from its bucket: the first of a bucket is its `lo` and the last its `hi`
+ * (both exact); one in between is the middle of [lo, hi], within 1% of the true value, because a
+ * bucket spans 2% (hi < 1.02 lo) and the middle is at most half of that from any value in it.
+ */
+export function medianFromBuckets(buckets: readonly Bucket[]): number | null {
+  const total = buckets.reduce((s, b) => s + b.n, 0);
+  if (total === 0) return null;
+  const at = (rank: number): number => {
+    let before = 0;
+    for (const b of buckets) {
+      if (rank <= before + b.n) {
+        const j = rank - before - 1;
+        if (j === 0) return b.lo;
+        if (j === b.n - 1) return b.hi;
+        return (b.lo + b.hi) / 2;
+      }
+      before += b.n;
+    }
+    throw new Error('rank beyond the histogram');
+  };
+  const low = Math.floor((total + 1) / 2);
+  const high = Math.floor((total + 2) / 2);
+  return low === high ? at(low) : (at(low) + at(high)) / 2;
+}
+
+const SEP = '\u0000';
+const isToolType = (type: string): boolean => type === 'tool.executed' || type === 'tool.failed';
+
+/**
+ * The signature of a failed call for stagnation: its tool name and its `tool_input` as stored
+ * (a string input as itself, any other value as JSON), hashed. `undefined` when the payload is
+ * not JSON (the log stores every payload as JSON, a truncated one as a JSON string).
+ */
+export function callSignature(tool: string | null, payload: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  const input = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { tool_input?: unknown }).tool_input : undefined;
+  const text = input === undefined || input === null ? '' : typeof input === 'string' ? input : JSON.stringify(input);
+  return createHash('sha1').update(`${tool ?? ''}${SEP}${text}`).digest('base64');
+}
+
+/** Where a session's failing-call streak stands after its latest call (by `ts`, then `id`). */
+interface Streak {
+  ts: string;
+  id: string;
+  sig: string | null;
+  len: number;
+}
+
+interface Call {
+  ts: string;
+  id: string;
+  type: string;
+  tool_name: string | null;
+  payload: string | null;
+}
+
+interface Run {
+  ts: string;
+  id: string;
+  session: string;
+}
+
+/** Sessions of stagnation: a null session id and '' are one, as they were in the SQL definition. */
+const stagnationKey = (session: string | null): string => session ?? '';
+
+const before = (a: { ts: string; id: string }, b: { ts: string; id: string }): boolean => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
+
+function step(streak: Streak, call: Call, session: string, runs: Run[]): void {
+  streak.ts = call.ts;
+  streak.id = call.id;
+  if (call.type !== 'tool.failed') {
+    streak.sig = null;
+    streak.len = 0;
+    return;
+  }
+  const sig = callSignature(call.tool_name, call.payload ?? '');
+  if (sig === undefined) return; // not JSON: not a call (the SQL definition required json_valid)
+  if (streak.len > 0 && streak.sig === sig) streak.len += 1;
+  else {
+    streak.sig = sig;
+    streak.len = 1;
+  }
+  if (streak.len === STAGNATION_THRESHOLD) runs.push({ ts: call.ts, id: call.id, session });
+}
+
+interface Statements {
+  toolHour: BetterStatement;
+  toolDay: BetterStatement;
+  durationHour: BetterStatement;
+  durationDay: BetterStatement;
+  sessionHour: BetterStatement;
+  sessionDay: BetterStatement;
+  streak: BetterStatement;
+  saveStreak: BetterStatement;
+  saveRun: BetterStatement;
+  dropRuns: BetterStatement;
+  callsOf: BetterStatement;
+  callsOfNone: BetterStatement;
+}
+
+type BetterStatement = BetterSqlite3.Statement<unknown[]>;
+
+const TOOL_UPSERT = (table: string, key: string) =>
+  `INSERT INTO ${table} (${key}, tool, ok, failed, timed, duration_sum) VALUES (?, ?, ?, ?, ?, ?)
+   ON CONFLICT (${key}, tool) DO UPDATE SET ok = ok + excluded.ok, failed = failed + excluded.failed,
+     timed = timed + excluded.timed, duration_sum = duration_sum + excluded.duration_sum`;
+const DURATION_UPSERT = (table: string, key: string) =>
+  `INSERT INTO ${table} (${key}, tool, bucket, n, lo, hi) VALUES (?, ?, ?, ?, ?, ?)
+   ON CONFLICT (${key}, tool, bucket) DO UPDATE SET n = n + excluded.n, lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)`;
+const CALLS = "SELECT ts, id, type, CASE WHEN type = 'tool.failed' THEN tool_name END AS tool_name, CASE WHEN type = 'tool.failed' THEN payload END AS payload FROM events";
+const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
+
+const prepared = new WeakMap<Database, Statements>();
+
+function statements(db: Database): Statements {
+  let s = prepared.get(db);
+  if (s === undefined) {
+    s = {
+      toolHour: db.prepare(TOOL_UPSERT('tool_hours', 'hour')),
+      toolDay: db.prepare(TOOL_UPSERT('tool_days', 'day')),
+      durationHour: db.prepare(DURATION_UPSERT('duration_hours', 'hour')),
+      durationDay: db.prepare(DURATION_UPSERT('duration_days', 'day')),
+      sessionHour: db.prepare('INSERT OR IGNORE INTO session_hours (hour, session_id) VALUES (?, ?)'),
+      sessionDay: db.prepare('INSERT OR IGNORE INTO session_days (day, session_id) VALUES (?, ?)'),
+      streak: db.prepare('SELECT ts, id, sig, len FROM stagnation_streaks WHERE session = ?'),
+      saveStreak: db.prepare('INSERT OR REPLACE INTO stagnation_streaks (session, ts, id, sig, len) VALUES (?, ?, ?, ?, ?)'),
+      saveRun: db.prepare('INSERT OR IGNORE INTO stagnant_runs (ts, id, session) VALUES (?, ?, ?)'),
+      dropRuns: db.prepare('DELETE FROM stagnant_runs WHERE session = ?'),
+      callsOf: db.prepare(`${CALLS} INDEXED BY events_by_session WHERE session_id = ? AND ${CALL_TYPES} ORDER BY ts, id`),
+      callsOfNone: db.prepare(`${CALLS} WHERE (session_id IS NULL OR session_id = '') AND ${CALL_TYPES} ORDER BY ts, id`),
+    };
+    prepared.set(db, s);
+  }
+  return s;
+}
+
+/** Replays one session's calls from the log: its runs and streak from scratch (a call that arrived out of order). */
+function replaySession(s: Statements, session: string): void {
+  const runs: Run[] = [];
+  const streak: Streak = { ts: '', id: '', sig: null, len: 0 };
+  let calls = 0;
+  const rows = session === '' ? s.callsOfNone.iterate() : s.callsOf.iterate(session);
+  for (const call of rows as IterableIterator<Call>) {
+    step(streak, call, session, runs);
+    calls += 1;
+  }
+  s.dropRuns.run(session);
+  for (const r of runs) s.saveRun.run(r.ts, r.id, r.session);
+  if (calls > 0) s.saveStreak.run(session, streak.ts, streak.id, streak.sig, streak.len);
+}
+
+interface ToolCell {
+  key: string;
+  tool: string;
+  ok: number;
+  failed: number;
+  timed: number;
+  sum: number;
+}
+
+interface DurationCell {
+  key: string;
+  tool: string;
+  bucket: number;
+  n: number;
+  lo: number;
+  hi: number;
+}
+
+/** The rows of one batch that were inserted, aggregated; `flush` writes them (inside the batch's transaction). */
+export class RollupBatch {
+  private readonly tools = new Map<string, ToolCell>();
+  private readonly durations = new Map<string, DurationCell>();
+  private readonly sessions = new Map<string, [string, string]>();
+  private readonly calls = new Map<string, Call[]>();
+
+  constructor(private readonly withStagnation = true) {}
+
+  add(r: Pick<EventRow, 'ts' | 'id' | 'type' | 'session_id' | 'tool_name' | 'duration_ms' | 'payload'>): void {
+    const hour = r.ts.slice(0, 13);
+    const session = r.session_id;
+    if (session !== null && session !== 'unknown') {
+      const k = hour + SEP + session;
+      if (!this.sessions.has(k)) this.sessions.set(k, [hour, session]);
+    }
+    if (!isToolType(r.type)) return;
+    const tool = r.tool_name ?? '(unknown)';
+    const key = hour + SEP + tool;
+    let cell = this.tools.get(key);
+    if (cell === undefined) {
+      cell = { key: hour, tool, ok: 0, failed: 0, timed: 0, sum: 0 };
+      this.tools.set(key, cell);
+    }
+    if (r.type === 'tool.executed') cell.ok += 1;
+    else cell.failed += 1;
+    const d = r.duration_ms;
+    if (d !== null && d !== undefined) {
+      cell.timed += 1;
+      cell.sum += d;
+      const bucket = bucketOf(d);
+      const dk = `${key}${SEP}${bucket}`;
+      const b = this.durations.get(dk);
+      if (b === undefined) this.durations.set(dk, { key: hour, tool, bucket, n: 1, lo: d, hi: d });
+      else {
+        b.n += 1;
+        if (d < b.lo) b.lo = d;
+        if (d > b.hi) b.hi = d;
+      }
+    }
+    if (this.withStagnation) {
+      const k = stagnationKey(session);
+      const list = this.calls.get(k);
+      const call: Call = { ts: r.ts, id: r.id, type: r.type, tool_name: r.tool_name, payload: r.type === 'tool.failed' ? r.payload : null };
+      if (list === undefined) this.calls.set(k, [call]);
+      else list.push(call);
+    }
+  }
+
+  flush(db: Database): void {
+    const s = statements(db);
+    const toolDays = new Map<string, ToolCell>();
+    for (const c of this.tools.values()) {
+      s.toolHour.run(c.key, c.tool, c.ok, c.failed, c.timed, c.sum);
+      const day = c.key.slice(0, 10);
+      const k = day + SEP + c.tool;
+      const d = toolDays.get(k);
+      if (d === undefined) toolDays.set(k, { ...c, key: day });
+      else {
+        d.ok += c.ok;
+        d.failed += c.failed;
+        d.timed += c.timed;
+        d.sum += c.sum;
+      }
+    }
+    for (const c of toolDays.values()) s.toolDay.run(c.key, c.tool, c.ok, c.failed, c.timed, c.sum);
+    const durationDays = new Map<string, DurationCell>();
+    for (const c of this.durations.values()) {
+      s.durationHour.run(c.key, c.tool, c.bucket, c.n, c.lo, c.hi);
+      const day = c.key.slice(0, 10);
+      const k = `${day}${SEP}${c.tool}${SEP}${c.bucket}`;
+      const d = durationDays.get(k);
+      if (d === undefined) durationDays.set(k, { ...c, key: day });
+      else {
+        d.n += c.n;
+        if (c.lo < d.lo) d.lo = c.lo;
+        if (c.hi > d.hi) d.hi = c.hi;
+      }
+    }
+    for (const c of durationDays.values()) s.durationDay.run(c.key, c.tool, c.bucket, c.n, c.lo, c.hi);
+    const sessionDays = new Set<string>();
+    for (const [hour, session] of this.sessions.values()) {
+      s.sessionHour.run(hour, session);
+      const k = hour.slice(0, 10) + SEP + session;
+      if (!sessionDays.has(k)) {
+        sessionDays.add(k);
+        s.sessionDay.run(hour.slice(0, 10), session);
+      }
+    }
+    for (const [session, calls] of this.calls) this.flushStreak(s, session, calls);
+  }
+
+  private flushStreak(s: Statements, session: string, calls: Call[]): void {
+    for (let i = 1; i < calls.length; i++) {
+      if (before(calls[i] as Call, calls[i - 1] as Call)) {
+        calls.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+        break;
+      }
+    }
+    const saved = s.streak.get(session) as Streak | undefined;
+    if (saved !== undefined && before(calls[0] as Call, saved)) {
+      replaySession(s, session); // a call older than the last one counted: count this session again
+      return;
+    }
+    const streak: Streak = saved ?? { ts: '', id: '', sig: null, len: 0 };
+    const runs: Run[] = [];
+    for (const call of calls) step(streak, call, session, runs);
+    for (const r of runs) s.saveRun.run(r.ts, r.id, r.session);
+    s.saveStreak.run(session, streak.ts, streak.id, streak.sig, streak.len);
+  }
+}
+
+/**
+ * Migration 6's backfill: the rollups of every event already in the log, so a log written by an
+ * older version gives the same metrics. Runs inside the migration's transaction; reads in chunks
+ * (by rowid for the counts, by session for the streaks), so memory stays bounded.
+ */
+export function backfillRollups(db: Database): void {
+  const chunk = db.prepare('SELECT rowid AS rid, id, session_id, ts, type, tool_name, duration_ms, NULL AS payload FROM events WHERE rowid > ? ORDER BY rowid LIMIT 20000');
+  for (let last = -Infinity; ; ) {
+    const rows = chunk.all(last) as Array<EventRow & { rid: number }>;
+    if (rows.length === 0) break;
+    const batch = new RollupBatch(false);
+    for (const r of rows) batch.add(r);
+    batch.flush(db);
+    last = (rows[rows.length - 1] as { rid: number }).rid;
+  }
+  const s = statements(db);
+  const sessions = db.prepare("SELECT DISTINCT session_id FROM events WHERE session_id > ? ORDER BY session_id LIMIT 1000").pluck();
+  for (let after = ''; ; ) {
+    const list = sessions.all(after) as string[];
+    if (list.length === 0) break;
+    for (const session of list) replaySession(s, session);
+    after = list[list.length - 1] as string;
+  }
+  if (db.prepare("SELECT 1 FROM events WHERE session_id IS NULL OR session_id = '' LIMIT 1").get() !== undefined) replaySession(s, '');
+}
+
+/**
+ * A window [since, until] as read from the rollups: whole days [dayLo, dayHi), whole hours
+ * [h1Lo, h1Hi) and [h2Lo, h2Hi) around them, and the partial edge hours from the events:
+ * [r1Lo, r1Hi) and [r2Lo, r2Hi] by `ts`. An empty range is ('', ''). `since` and `until` are in
+ * the log's format (`YYYY-MM-DDTHH:MM:SS.ffffffZ`); anything else is read from the events alone.
+ */
+export interface WindowPlan {
+  dayLo: string;
+  dayHi: string;
+  h1Lo: string;
+  h1Hi: string;
+  h2Lo: string;
+  h2Hi: string;
+  r1Lo: string;
+  r1Hi: string;
+  r2Lo: string;
+  r2Hi: string;
+}
+
+const LOG_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const HOUR_MS = 3_600_000;
+const nextHour = (hour: string): string => new Date(Date.parse(`${hour}:00:00Z`) + HOUR_MS).toISOString().slice(0, 13);
+const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 24 * HOUR_MS).toISOString().slice(0, 10);
+
+export function planWindow(since: string, until: string): WindowPlan {
+  const none = { dayLo: '', dayHi: '', h1Lo: '', h1Hi: '', h2Lo: '', h2Hi: '', r1Lo: '', r1Hi: '' };
+  if (!LOG_TIME.test(since) || !LOG_TIME.test(until)) return { ...none, r2Lo: since, r2Hi: until };
+  // Whole hours: from the first hour starting at or after `since` up to (not including) the hour of `until`.
+  const hourLo = since.slice(13) === ':00:00.000000Z' ? since.slice(0, 13) : nextHour(since.slice(0, 13));
+  const hourHi = until.slice(0, 13);
+  if (!(hourLo < hourHi)) return { ...none, r2Lo: since, r2Hi: until };
+  const plan: WindowPlan = { ...none, h1Lo: hourLo, h1Hi: hourHi, r1Lo: since, r1Hi: hourLo, r2Lo: hourHi, r2Hi: until };
+  const dayLo = hourLo.endsWith('T00') ? hourLo.slice(0, 10) : nextDay(hourLo.slice(0, 10));
+  const dayHi = hourHi.slice(0, 10);
+  if (dayLo < dayHi) {
+    plan.dayLo = dayLo;
+    plan.dayHi = dayHi;
+    plan.h1Hi = `${dayLo}T00`;
+    plan.h2Lo = `${dayHi}T00`;
+    plan.h2Hi = hourHi;
+  }
+  return plan;
+}
