@@ -3,16 +3,17 @@
  * so `metrics` reads a few hundred rows instead of every event of its window (issue 12).
  *
  * - `tool_hours` / `tool_days`: per UTC hour (`ts` cut to `YYYY-MM-DDTHH`) or day (`YYYY-MM-DD`) and
- *   tool: calls that succeeded, failed, carried a duration, and the sum of those durations.
- * - `duration_hours` / `duration_days`: the durations of the same cells as a histogram with
- *   log-scale buckets 2% wide (bucketOf), each bucket with its count and its smallest and largest
- *   value, from which the median is found (medianFromBuckets: exact, or within 1%).
+ *   tool: calls that succeeded, failed, carried a duration, the sum of those durations, and the
+ *   durations as a histogram (one blob per row: log-scale buckets 2% wide, bucketOf, each with its
+ *   count and its smallest and largest value), from which the median is found (medianFromBuckets:
+ *   exact, or within 1%). One row per hour and tool, whatever the durations: a batch costs one
+ *   read and one write per hour and tool it touches, and a window reads a few hundred rows.
  * - `session_hours` / `session_days`: which sessions had an event in the hour or day.
  * - `stagnation_streaks` / `stagnant_runs`: per session, the current streak of the same failing
  *   call, and one row per stagnant run, at the time of its STAGNATION_THRESHOLD-th failure.
  *
  * Only rows actually inserted count (INSERT OR IGNORE with `changes` 1): a re-drained duplicate
- * never counts twice. A batch is aggregated in Maps first, then written with one upsert per cell.
+ * never counts twice. A batch is aggregated in Maps first, then written cell by cell.
  * A window is read as whole days and whole hours from the rollups plus its two partial edge hours
  * from the events themselves (planWindow), so every count is exact.
  */
@@ -25,18 +26,12 @@ import { STAGNATION_THRESHOLD } from './metrics-core.js';
 export const ROLLUP_TABLES_SQL = `
   CREATE TABLE tool_hours (
     hour TEXT NOT NULL, tool TEXT NOT NULL,
-    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL,
-    PRIMARY KEY (hour, tool)) WITHOUT ROWID;
+    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL, durations BLOB NOT NULL,
+    PRIMARY KEY (hour, tool));
   CREATE TABLE tool_days (
     day TEXT NOT NULL, tool TEXT NOT NULL,
-    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL,
-    PRIMARY KEY (day, tool)) WITHOUT ROWID;
-  CREATE TABLE duration_hours (
-    hour TEXT NOT NULL, tool TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, lo NOT NULL, hi NOT NULL,
-    PRIMARY KEY (hour, tool, bucket)) WITHOUT ROWID;
-  CREATE TABLE duration_days (
-    day TEXT NOT NULL, tool TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, lo NOT NULL, hi NOT NULL,
-    PRIMARY KEY (day, tool, bucket)) WITHOUT ROWID;
+    ok INTEGER NOT NULL, failed INTEGER NOT NULL, timed INTEGER NOT NULL, duration_sum INTEGER NOT NULL, durations BLOB NOT NULL,
+    PRIMARY KEY (day, tool));
   CREATE TABLE session_hours (hour TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (hour, session_id)) WITHOUT ROWID;
   CREATE TABLE session_days (day TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (day, session_id)) WITHOUT ROWID;
   CREATE TABLE stagnation_streaks (
@@ -89,6 +84,146 @@ export function medianFromBuckets(buckets: readonly Bucket[]): number | null {
   const low = Math.floor((total + 1) / 2);
   const high = Math.floor((total + 2) / 2);
   return low === high ? at(low) : (at(low) + at(high)) / 2;
+}
+
+/** The histogram of a batch's cell (sparse): bucket → its count, smallest and largest value. */
+export type Histogram = Map<number, Bucket>;
+
+/** Adds `n` values from lo to hi, all in bucket `bucket`, to `h`. */
+export function addBucket(h: Histogram, bucket: number, n: number, lo: number, hi: number): void {
+  const b = h.get(bucket);
+  if (b === undefined) h.set(bucket, { bucket, n, lo, hi });
+  else {
+    b.n += n;
+    if (lo < b.lo) b.lo = lo;
+    if (hi > b.hi) b.hi = hi;
+  }
+}
+
+export function addDuration(h: Histogram, ms: number): void {
+  addBucket(h, bucketOf(ms), 1, ms, ms);
+}
+
+export function addHistogram(h: Histogram, from: Histogram): void {
+  for (const b of from.values()) addBucket(h, b.bucket, b.n, b.lo, b.hi);
+}
+
+/** Every bucket a duration can have: NEGATIVE … 1.02^2045 ms (2^53 ms is bucket 1852); larger ones share the last. */
+const SLOTS = 2048;
+const slotOf = (bucket: number): number => Math.min(bucket - NEGATIVE, SLOTS - 1);
+
+/** The two stored formats: varints (the usual case: whole milliseconds) or float64 little-endian. */
+const VARINTS = 1;
+const FLOATS = 2;
+const wholeNumber = (v: number): boolean => Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * A histogram with a slot per bucket, for adding many up quickly (a window's rows, or a stored
+ * row and a batch's cell). Stored (encode) by bucket: when every count and value is a whole
+ * number, a VARINTS byte then per bucket the varints of (zigzag) bucket − previous bucket, n, lo,
+ * hi − lo (about 5 bytes a bucket); otherwise a FLOATS byte then float64 little-endian quadruples
+ * (bucket, n, lo, hi).
+ */
+export class DenseHistogram {
+  private readonly n = new Float64Array(SLOTS);
+  private readonly lo = new Float64Array(SLOTS);
+  private readonly hi = new Float64Array(SLOTS);
+
+  clear(): void {
+    this.n.fill(0);
+  }
+
+  add(bucket: number, n: number, lo: number, hi: number): void {
+    const i = slotOf(bucket);
+    if (this.n[i] === 0) {
+      this.n[i] = n;
+      this.lo[i] = lo;
+      this.hi[i] = hi;
+    } else {
+      this.n[i] = (this.n[i] as number) + n;
+      if (lo < (this.lo[i] as number)) this.lo[i] = lo;
+      if (hi > (this.hi[i] as number)) this.hi[i] = hi;
+    }
+  }
+
+  addValue(ms: number): void {
+    this.add(bucketOf(ms), 1, ms, ms);
+  }
+
+  addSparse(h: Histogram): void {
+    for (const b of h.values()) this.add(b.bucket, b.n, b.lo, b.hi);
+  }
+
+  /** Adds a stored histogram (encode's format). */
+  addStored(blob: Uint8Array): void {
+    if (blob.length === 0) return;
+    if (blob[0] === FLOATS) {
+      const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+      for (let i = 1; i + 32 <= blob.length; i += 32) this.add(view.getFloat64(i, true), view.getFloat64(i + 8, true), view.getFloat64(i + 16, true), view.getFloat64(i + 24, true));
+      return;
+    }
+    let i = 1;
+    const next = (): number => {
+      let v = 0;
+      let scale = 1;
+      for (;;) {
+        const byte = blob[i++] as number;
+        v += (byte & 0x7f) * scale;
+        if (byte < 0x80) return v;
+        scale *= 128;
+      }
+    };
+    let bucket = 0;
+    while (i < blob.length) {
+      const delta = next();
+      bucket += delta % 2 === 0 ? delta / 2 : -(delta + 1) / 2;
+      const n = next();
+      const lo = next();
+      this.add(bucket, n, lo, lo + next());
+    }
+  }
+
+  /** The occupied buckets in ascending order. */
+  buckets(): Bucket[] {
+    const out: Bucket[] = [];
+    for (let i = 0; i < SLOTS; i++) if ((this.n[i] as number) > 0) out.push({ bucket: i + NEGATIVE, n: this.n[i] as number, lo: this.lo[i] as number, hi: this.hi[i] as number });
+    return out;
+  }
+
+  encode(): Buffer {
+    const buckets = this.buckets();
+    if (!buckets.every((b) => wholeNumber(b.n) && wholeNumber(b.lo) && wholeNumber(b.hi))) {
+      const out = Buffer.alloc(1 + buckets.length * 32);
+      out[0] = FLOATS;
+      buckets.forEach((b, i) => [b.bucket, b.n, b.lo, b.hi].forEach((v, j) => out.writeDoubleLE(v, 1 + i * 32 + j * 8)));
+      return out;
+    }
+    const out = Buffer.allocUnsafe(1 + buckets.length * 4 * 8);
+    let at = 0;
+    out[at++] = VARINTS;
+    const put = (value: number): void => {
+      let v = value;
+      while (v >= 0x80) {
+        out[at++] = (v % 0x80) + 0x80;
+        v = Math.floor(v / 0x80);
+      }
+      out[at++] = v;
+    };
+    let previous = 0;
+    for (const b of buckets) {
+      const delta = b.bucket - previous;
+      put(delta >= 0 ? delta * 2 : -delta * 2 - 1);
+      put(b.n);
+      put(b.lo);
+      put(b.hi - b.lo);
+      previous = b.bucket;
+    }
+    return Buffer.from(out.subarray(0, at));
+  }
+
+  median(): number | null {
+    return medianFromBuckets(this.buckets());
+  }
 }
 
 const SEP = '\u0000';
@@ -157,10 +292,8 @@ function step(streak: Streak, call: Call, session: string, runs: Run[]): void {
 }
 
 interface Statements {
-  toolHour: BetterStatement;
-  toolDay: BetterStatement;
-  durationHour: BetterStatement;
-  durationDay: BetterStatement;
+  toolHour: ToolStatements;
+  toolDay: ToolStatements;
   sessionHour: BetterStatement;
   sessionDay: BetterStatement;
   streak: BetterStatement;
@@ -171,15 +304,21 @@ interface Statements {
   callsOfNone: BetterStatement;
 }
 
+interface ToolStatements {
+  durations: BetterStatement;
+  upsert: BetterStatement;
+}
+
 type BetterStatement = BetterSqlite3.Statement<unknown[]>;
 
-const TOOL_UPSERT = (table: string, key: string) =>
-  `INSERT INTO ${table} (${key}, tool, ok, failed, timed, duration_sum) VALUES (?, ?, ?, ?, ?, ?)
-   ON CONFLICT (${key}, tool) DO UPDATE SET ok = ok + excluded.ok, failed = failed + excluded.failed,
-     timed = timed + excluded.timed, duration_sum = duration_sum + excluded.duration_sum`;
-const DURATION_UPSERT = (table: string, key: string) =>
-  `INSERT INTO ${table} (${key}, tool, bucket, n, lo, hi) VALUES (?, ?, ?, ?, ?, ?)
-   ON CONFLICT (${key}, tool, bucket) DO UPDATE SET n = n + excluded.n, lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)`;
+const toolStatements = (db: Database, table: string, key: string): ToolStatements => ({
+  durations: db.prepare(`SELECT durations FROM ${table} WHERE ${key} = ? AND tool = ?`).pluck(),
+  upsert: db.prepare(
+    `INSERT INTO ${table} (${key}, tool, ok, failed, timed, duration_sum, durations) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (${key}, tool) DO UPDATE SET ok = ok + excluded.ok, failed = failed + excluded.failed,
+       timed = timed + excluded.timed, duration_sum = duration_sum + excluded.duration_sum, durations = excluded.durations`,
+  ),
+});
 const CALLS = "SELECT ts, id, type, CASE WHEN type = 'tool.failed' THEN tool_name END AS tool_name, CASE WHEN type = 'tool.failed' THEN payload END AS payload FROM events";
 const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
 
@@ -189,10 +328,8 @@ function statements(db: Database): Statements {
   let s = prepared.get(db);
   if (s === undefined) {
     s = {
-      toolHour: db.prepare(TOOL_UPSERT('tool_hours', 'hour')),
-      toolDay: db.prepare(TOOL_UPSERT('tool_days', 'day')),
-      durationHour: db.prepare(DURATION_UPSERT('duration_hours', 'hour')),
-      durationDay: db.prepare(DURATION_UPSERT('duration_days', 'day')),
+      toolHour: toolStatements(db, 'tool_hours', 'hour'),
+      toolDay: toolStatements(db, 'tool_days', 'day'),
       sessionHour: db.prepare('INSERT OR IGNORE INTO session_hours (hour, session_id) VALUES (?, ?)'),
       sessionDay: db.prepare('INSERT OR IGNORE INTO session_days (day, session_id) VALUES (?, ?)'),
       streak: db.prepare('SELECT ts, id, sig, len FROM stagnation_streaks WHERE session = ?'),
@@ -205,6 +342,17 @@ function statements(db: Database): Statements {
     prepared.set(db, s);
   }
   return s;
+}
+
+const scratch = new DenseHistogram();
+
+/** Adds a cell of a batch to its row: one read (its stored histogram) and one upsert. */
+function writeCell(st: ToolStatements, c: ToolCell): void {
+  scratch.clear();
+  const stored = st.durations.get(c.key, c.tool) as Uint8Array | undefined;
+  if (stored !== undefined) scratch.addStored(stored);
+  scratch.addSparse(c.durations);
+  st.upsert.run(c.key, c.tool, c.ok, c.failed, c.timed, c.sum, scratch.encode());
 }
 
 /** Replays one session's calls from the log: its runs and streak from scratch (a call that arrived out of order). */
@@ -223,27 +371,19 @@ function replaySession(s: Statements, session: string): void {
 }
 
 interface ToolCell {
+  /** The hour or the day. */
   key: string;
   tool: string;
   ok: number;
   failed: number;
   timed: number;
   sum: number;
-}
-
-interface DurationCell {
-  key: string;
-  tool: string;
-  bucket: number;
-  n: number;
-  lo: number;
-  hi: number;
+  durations: Histogram;
 }
 
 /** The rows of one batch that were inserted, aggregated; `flush` writes them (inside the batch's transaction). */
 export class RollupBatch {
   private readonly tools = new Map<string, ToolCell>();
-  private readonly durations = new Map<string, DurationCell>();
   private readonly sessions = new Map<string, [string, string]>();
   private readonly calls = new Map<string, Call[]>();
 
@@ -261,7 +401,7 @@ export class RollupBatch {
     const key = hour + SEP + tool;
     let cell = this.tools.get(key);
     if (cell === undefined) {
-      cell = { key: hour, tool, ok: 0, failed: 0, timed: 0, sum: 0 };
+      cell = { key: hour, tool, ok: 0, failed: 0, timed: 0, sum: 0, durations: new Map() };
       this.tools.set(key, cell);
     }
     if (r.type === 'tool.executed') cell.ok += 1;
@@ -270,15 +410,7 @@ export class RollupBatch {
     if (d !== null && d !== undefined) {
       cell.timed += 1;
       cell.sum += d;
-      const bucket = bucketOf(d);
-      const dk = `${key}${SEP}${bucket}`;
-      const b = this.durations.get(dk);
-      if (b === undefined) this.durations.set(dk, { key: hour, tool, bucket, n: 1, lo: d, hi: d });
-      else {
-        b.n += 1;
-        if (d < b.lo) b.lo = d;
-        if (d > b.hi) b.hi = d;
-      }
+      addDuration(cell.durations, d);
     }
     if (this.withStagnation) {
       const k = stagnationKey(session);
@@ -291,35 +423,23 @@ export class RollupBatch {
 
   flush(db: Database): void {
     const s = statements(db);
-    const toolDays = new Map<string, ToolCell>();
+    const days = new Map<string, ToolCell>();
     for (const c of this.tools.values()) {
-      s.toolHour.run(c.key, c.tool, c.ok, c.failed, c.timed, c.sum);
+      writeCell(s.toolHour, c);
       const day = c.key.slice(0, 10);
       const k = day + SEP + c.tool;
-      const d = toolDays.get(k);
-      if (d === undefined) toolDays.set(k, { ...c, key: day });
-      else {
-        d.ok += c.ok;
-        d.failed += c.failed;
-        d.timed += c.timed;
-        d.sum += c.sum;
+      const d = days.get(k);
+      if (d === undefined) days.set(k, { ...c, key: day, durations: new Map() });
+      const into = days.get(k) as ToolCell;
+      if (d !== undefined) {
+        into.ok += c.ok;
+        into.failed += c.failed;
+        into.timed += c.timed;
+        into.sum += c.sum;
       }
+      addHistogram(into.durations, c.durations);
     }
-    for (const c of toolDays.values()) s.toolDay.run(c.key, c.tool, c.ok, c.failed, c.timed, c.sum);
-    const durationDays = new Map<string, DurationCell>();
-    for (const c of this.durations.values()) {
-      s.durationHour.run(c.key, c.tool, c.bucket, c.n, c.lo, c.hi);
-      const day = c.key.slice(0, 10);
-      const k = `${day}${SEP}${c.tool}${SEP}${c.bucket}`;
-      const d = durationDays.get(k);
-      if (d === undefined) durationDays.set(k, { ...c, key: day });
-      else {
-        d.n += c.n;
-        if (c.lo < d.lo) d.lo = c.lo;
-        if (c.hi > d.hi) d.hi = c.hi;
-      }
-    }
-    for (const c of durationDays.values()) s.durationDay.run(c.key, c.tool, c.bucket, c.n, c.lo, c.hi);
+    for (const c of days.values()) writeCell(s.toolDay, c);
     const sessionDays = new Set<string>();
     for (const [hour, session] of this.sessions.values()) {
       s.sessionHour.run(hour, session);

@@ -8,7 +8,7 @@ import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
 import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
-import { bucketOf, medianFromBuckets, planWindow, type Bucket, type WindowPlan } from './metrics-rollup.js';
+import { DenseHistogram, planWindow, type WindowPlan } from './metrics-rollup.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
 
@@ -21,25 +21,14 @@ const EDGE_1 = 'ts >= @r1Lo AND ts < @r1Hi';
 const EDGE_2 = 'ts >= @r2Lo AND ts <= @r2Hi';
 const EDGE_CALLS = (edge: string) => `FROM events INDEXED BY events_by_type WHERE ${CALL_TYPES} AND ${edge}`;
 
-/** Per tool: calls that succeeded, failed, carried a duration, and their sum (rollups plus edges). */
-export const TOOL_COUNTS_SQL = `SELECT tool, sum(ok) AS ok, sum(failed) AS failed, sum(timed) AS timed, sum(duration_sum) AS duration_sum FROM (
-  SELECT tool, ok, failed, timed, duration_sum FROM tool_days WHERE ${DAYS}
-  UNION ALL SELECT tool, ok, failed, timed, duration_sum FROM tool_hours WHERE ${HOURS_1}
-  UNION ALL SELECT tool, ok, failed, timed, duration_sum FROM tool_hours WHERE ${HOURS_2}
-  UNION ALL SELECT coalesce(tool_name, '(unknown)'), type = 'tool.executed', type = 'tool.failed', duration_ms IS NOT NULL, coalesce(duration_ms, 0) ${EDGE_CALLS(EDGE_1)}
-  UNION ALL SELECT coalesce(tool_name, '(unknown)'), type = 'tool.executed', type = 'tool.failed', duration_ms IS NOT NULL, coalesce(duration_ms, 0) ${EDGE_CALLS(EDGE_2)}
-) GROUP BY tool`;
+/** Per tool and hour or day of the window: counts, duration sums and histograms (metrics-rollup.ts). */
+export const TOOL_ROLLUPS_SQL = `SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_days WHERE ${DAYS}
+  UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_1}
+  UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_2}`;
 
-/** Per tool, the duration histogram of the whole days and hours (the edges' durations are added in JS). */
-export const TOOL_DURATIONS_SQL = `SELECT tool, bucket, sum(n) AS n, min(lo) AS lo, max(hi) AS hi FROM (
-  SELECT tool, bucket, n, lo, hi FROM duration_days WHERE ${DAYS}
-  UNION ALL SELECT tool, bucket, n, lo, hi FROM duration_hours WHERE ${HOURS_1}
-  UNION ALL SELECT tool, bucket, n, lo, hi FROM duration_hours WHERE ${HOURS_2}
-) GROUP BY tool, bucket`;
-
-/** The durations of the edge hours' calls. */
-export const EDGE_DURATIONS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, duration_ms AS d ${EDGE_CALLS(EDGE_1)} AND duration_ms IS NOT NULL
-  UNION ALL SELECT coalesce(tool_name, '(unknown)'), duration_ms ${EDGE_CALLS(EDGE_2)} AND duration_ms IS NOT NULL`;
+/** The calls of the two partial edge hours, from the events by the (type, ts) index. */
+export const EDGE_CALLS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, type, duration_ms ${EDGE_CALLS(EDGE_1)}
+  UNION ALL SELECT coalesce(tool_name, '(unknown)'), type, duration_ms ${EDGE_CALLS(EDGE_2)}`;
 
 /** Distinct sessions with an event in the window, without null and the placeholder `unknown`. */
 const SESSION_EDGE = (edge: string) => `SELECT session_id FROM events INDEXED BY events_by_ts WHERE ${edge} AND session_id IS NOT NULL AND session_id <> 'unknown'`;
@@ -59,32 +48,44 @@ export const STAGNATION_SQL = 'SELECT count(*) FROM stagnant_runs WHERE ts >= @s
 export const TURNS_SQL = "SELECT count(*) FROM events INDEXED BY events_by_type WHERE type = 'turn.stopped' AND ts >= @since AND ts <= @until";
 
 /** Every statement metricsFor runs on the events and their rollups, for the EXPLAIN QUERY PLAN test. */
-export const WINDOW_SQL = { TOOL_COUNTS_SQL, TOOL_DURATIONS_SQL, EDGE_DURATIONS_SQL, SESSIONS_SQL, STAGNATION_SQL, TURNS_SQL } as const;
+export const WINDOW_SQL = { TOOL_ROLLUPS_SQL, EDGE_CALLS_SQL, SESSIONS_SQL, STAGNATION_SQL, TURNS_SQL } as const;
+
+interface ToolSum {
+  tool: string;
+  ok: number;
+  failed: number;
+  timed: number;
+  duration_sum: number;
+  durations: DenseHistogram;
+}
 
 function gatherTools(db: Database, plan: WindowPlan): ToolData[] {
-  const histograms = new Map<string, Map<number, Bucket>>();
-  const histogram = (tool: string): Map<number, Bucket> => {
-    let h = histograms.get(tool);
-    if (h === undefined) histograms.set(tool, (h = new Map()));
-    return h;
+  const tools = new Map<string, ToolSum>();
+  const of = (tool: string): ToolSum => {
+    let t = tools.get(tool);
+    if (t === undefined) tools.set(tool, (t = { tool, ok: 0, failed: 0, timed: 0, duration_sum: 0, durations: new DenseHistogram() }));
+    return t;
   };
-  for (const b of db.prepare(TOOL_DURATIONS_SQL).all(plan) as Array<Bucket & { tool: string }>) histogram(b.tool).set(b.bucket, { bucket: b.bucket, n: b.n, lo: b.lo, hi: b.hi });
-  for (const { tool, d } of db.prepare(EDGE_DURATIONS_SQL).all(plan) as Array<{ tool: string; d: number }>) {
-    const h = histogram(tool);
-    const k = bucketOf(d);
-    const b = h.get(k);
-    if (b === undefined) h.set(k, { bucket: k, n: 1, lo: d, hi: d });
-    else {
-      b.n += 1;
-      if (d < b.lo) b.lo = d;
-      if (d > b.hi) b.hi = d;
+  const rollups = db.prepare(TOOL_ROLLUPS_SQL).all(plan) as Array<Omit<ToolSum, 'durations'> & { durations: Uint8Array }>;
+  for (const r of rollups) {
+    const t = of(r.tool);
+    t.ok += r.ok;
+    t.failed += r.failed;
+    t.timed += r.timed;
+    t.duration_sum += r.duration_sum;
+    t.durations.addStored(r.durations);
+  }
+  for (const e of db.prepare(EDGE_CALLS_SQL).all(plan) as Array<{ tool: string; type: string; duration_ms: number | null }>) {
+    const t = of(e.tool);
+    if (e.type === 'tool.executed') t.ok += 1;
+    else t.failed += 1;
+    if (e.duration_ms !== null) {
+      t.timed += 1;
+      t.duration_sum += e.duration_ms;
+      t.durations.addValue(e.duration_ms);
     }
   }
-  const medianOf = (tool: string): number | null => {
-    const h = histograms.get(tool);
-    return h === undefined ? null : medianFromBuckets([...h.values()].sort((a, b) => a.bucket - b.bucket));
-  };
-  return (db.prepare(TOOL_COUNTS_SQL).all(plan) as Array<Omit<ToolData, 'duration_median'>>).map((r) => ({ ...r, duration_median: medianOf(r.tool) }));
+  return [...tools.values()].map(({ durations, ...counts }) => ({ ...counts, duration_median: durations.median() }));
 }
 
 export function gatherMetricsData(db: Database, since: string, until: string): MetricsData {
