@@ -5,7 +5,10 @@
  * equals a replay of each session's calls. A log written at schema version 5 migrates to the same
  * rollups.
  */
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver, type Database, type EventRow } from '../src/event-log.js';
 import { STAGNATION_THRESHOLD } from '../src/loops/metrics-core.js';
@@ -14,7 +17,7 @@ import { bucketOf, callSignature, DenseHistogram, medianFromBuckets, planWindow 
 import { median } from '../src/loops/metrics-core.js';
 import { isoMicros } from '../src/since.js';
 import { eventsDbPathOf } from '../src/state-dir.js';
-import { cleanupTempDirs, tempDir } from './helpers/spool.js';
+import { cleanupTempDirs, DIST, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -294,4 +297,52 @@ describe('migration 6: a log written at version 5 gets the same rollups', () => 
       fresh.close();
     }
   });
+});
+
+/** Inserts batches of 40 calls (with 10 re-sent earlier ones) into the log until killed. */
+const INSERTER = `
+const [url, dir, t0] = process.argv.slice(1);
+const { openEventLog } = await import(url);
+const log = openEventLog(dir);
+const iso = (ms) => new Date(ms).toISOString().slice(0, 23) + '000Z';
+const row = (k) => {
+  const h = (k * 2654435761) % 1000;
+  const at = Number(t0) + k * 7_000;
+  return { id: String(at * 1000).padStart(16, '0') + '-' + k + '-k', session_id: 's' + (k % 3), agent_id: null, ts: iso(at), runtime: 'claude-code',
+    type: h < 600 ? 'tool.failed' : 'tool.executed', hook_event: null, tool_name: k % 11 === 0 ? 'Edit' : 'Bash', tool_use_id: null, duration_ms: h % 7 === 0 ? null : h,
+    cwd: null, payload: JSON.stringify({ tool_input: { command: k % 5 === 0 ? 'make test' : 'make' } }), truncated: 0 };
+};
+for (let k = Math.max(0, log.count() - 25); ; k += 40) {
+  const batch = [];
+  for (let j = 0; j < 40; j++) batch.push(row(k + j));
+  for (let j = 0; j < 10; j++) batch.push(row(Math.max(0, k - 1 - j * 3)));
+  log.insertBatch(batch);
+  if (k < 1e9) process.stdout.write('.');
+}
+`;
+
+describe('SIGKILL during inserts', () => {
+  it('leaves rollups that agree with the events: a batch and its rollups commit together or not at all', async () => {
+    const dir = tempDir();
+    openEventLog(dir).close();
+    for (let round = 0; round < 4; round++) {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise((resolve) => child.stdout.once('data', resolve)); // a first batch committed
+      child.stdout.resume();
+      await new Promise((resolve) => setTimeout(resolve, 30 + round * 60));
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const log = openEventLog(dir);
+    try {
+      expect(log.count()).toBeGreaterThan(100);
+      const end = isoMicros(T0 + (log.count() + 100) * 7_000);
+      expectSameAsRaw(log.db, isoMicros(T0 - HOUR), end);
+      expectSameAsRaw(log.db, isoMicros(T0 + 30 * 60_000), end);
+      expect(gatherMetricsData(log.db, isoMicros(T0 - HOUR), end).stagnant_runs).toBeGreaterThan(0);
+    } finally {
+      log.close();
+    }
+  }, 30_000);
 });
