@@ -478,14 +478,18 @@ export class RollupBatch {
  * (by rowid for the counts, by session for the streaks), so memory stays bounded.
  */
 export function backfillRollups(db: Database): void {
+  // iterate, not all(): a chunk's rows are never all alive at once (10^6 events stay under 100 MiB)
   const chunk = db.prepare('SELECT rowid AS rid, id, session_id, ts, type, tool_name, duration_ms, NULL AS payload FROM events WHERE rowid > ? ORDER BY rowid LIMIT 20000');
   for (let last = -Infinity; ; ) {
-    const rows = chunk.all(last) as Array<EventRow & { rid: number }>;
-    if (rows.length === 0) break;
     const batch = new RollupBatch(false);
-    for (const r of rows) batch.add(r);
+    let rows = 0;
+    for (const r of chunk.iterate(last) as IterableIterator<EventRow & { rid: number }>) {
+      batch.add(r);
+      last = r.rid;
+      rows += 1;
+    }
+    if (rows === 0) break;
     batch.flush(db);
-    last = (rows[rows.length - 1] as { rid: number }).rid;
   }
   const s = statements(db);
   const sessions = db.prepare("SELECT DISTINCT session_id FROM events WHERE session_id > ? ORDER BY session_id LIMIT 1000").pluck();
