@@ -406,8 +406,9 @@ export class RollupBatch {
     }
     if (r.type === 'tool.executed') cell.ok += 1;
     else cell.failed += 1;
-    const d = r.duration_ms;
-    if (d !== null && d !== undefined) {
+    // The column is INTEGER: a numeric string is stored as its number; anything else counts as no duration.
+    const d = r.duration_ms === null || r.duration_ms === undefined ? null : Number(r.duration_ms);
+    if (d !== null && !Number.isNaN(d)) {
       cell.timed += 1;
       cell.sum += d;
       addDuration(cell.durations, d);
