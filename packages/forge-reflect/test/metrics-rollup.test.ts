@@ -327,8 +327,13 @@ describe('SIGKILL during inserts', () => {
     openEventLog(dir).close();
     for (let round = 0; round < 4; round++) {
       const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise((resolve) => child.stdout.once('data', resolve)); // a first batch committed
-      child.stdout.resume();
+      let committed = 0;
+      await new Promise<void>((resolve) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          committed += chunk.length;
+          if (committed >= 3) resolve(); // 3 batches committed, then killed at some point of the next ones
+        }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 30 + round * 60));
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGKILL');
