@@ -13,6 +13,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { UserError } from './errors.js';
 import type { EventType, Runtime } from './runtime-shapes.js';
 import { ensureStateDir, eventsDbPathOf } from './state-dir.js';
+import { backfillRollups, ROLLUP_TABLES_SQL, RollupBatch } from './loops/metrics-rollup.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -37,8 +38,14 @@ export interface EventRow {
 
 export const BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * A schema migration: SQL, or a function for one that needs JS (a backfill). Either runs inside
+ * the one transaction that migrates the file.
+ */
+export type Migration = string | ((db: Database) => void);
+
 /** Schema migrations; entry i takes user_version i to i + 1. Append only. */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE events (
      id          TEXT PRIMARY KEY NOT NULL,
      session_id  TEXT,
@@ -153,6 +160,11 @@ export const MIGRATIONS: readonly string[] = [
      mtime_ns     TEXT NOT NULL,
      listed_at_ms REAL NOT NULL
    );`,
+  // 6: the rollups `metrics` reads (loops/metrics-rollup.ts), kept by insertBatch, filled from the events already logged.
+  (db) => {
+    db.exec(ROLLUP_TABLES_SQL);
+    backfillRollups(db);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -180,7 +192,7 @@ export interface EventLog {
   readonly path: string;
   /** The connection, for modules with their own queries (report, metrics). */
   readonly db: Database;
-  /** INSERT OR IGNORE of all rows in one transaction. */
+  /** INSERT OR IGNORE of all rows in one transaction, with the metrics rollups of the rows inserted. */
   insertBatch(rows: readonly EventRow[]): InsertResult;
   query(filter?: EventFilter): EventRow[];
   count(): number;
@@ -234,7 +246,11 @@ function migrate(db: Database, path: string): void {
       if (version > SCHEMA_VERSION) {
         throw new UserError(`${path} has schema version ${version}, newer than this forge-reflect knows (${SCHEMA_VERSION}); upgrade forge-reflect`);
       }
-      for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
+      for (let v = version; v < SCHEMA_VERSION; v++) {
+        const migration = MIGRATIONS[v] as Migration;
+        if (typeof migration === 'string') db.exec(migration);
+        else migration(db);
+      }
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       db.exec('COMMIT');
     } catch (error) {
@@ -299,11 +315,18 @@ const COLUMNS = 'id, session_id, agent_id, ts, runtime, type, hook_event, tool_n
 
 function wrap(db: Database, path: string): EventLog {
   const insert = db.prepare(`INSERT OR IGNORE INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // The rollups of the rows actually inserted (changes 1: a duplicate id counts once) are written
+  // in the same transaction, so the log and its rollups never disagree.
   const insertAll = db.transaction((rows: readonly EventRow[]): InsertResult => {
     let inserted = 0;
+    const rollup = new RollupBatch();
     for (const r of rows) {
-      inserted += insert.run(r.id, r.session_id, r.agent_id, r.ts, r.runtime, r.type, r.hook_event, r.tool_name, r.tool_use_id, r.duration_ms, r.cwd, r.payload, r.truncated).changes;
+      if (insert.run(r.id, r.session_id, r.agent_id, r.ts, r.runtime, r.type, r.hook_event, r.tool_name, r.tool_use_id, r.duration_ms, r.cwd, r.payload, r.truncated).changes === 1) {
+        inserted += 1;
+        rollup.add(r);
+      }
     }
+    if (inserted > 0) rollup.flush(db);
     return { inserted, ignored: rows.length - inserted };
   });
   return {

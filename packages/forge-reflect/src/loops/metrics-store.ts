@@ -1,52 +1,100 @@
-/** Gathers the counts of the loop metrics from the log for a window [since, until]. */
+/**
+ * Gathers the counts of the loop metrics from the log for a window [since, until]. The tool
+ * events are read from their rollups (metrics-rollup.ts): whole days and hours from the rollups,
+ * the two partial edge hours from the events by the (type, ts) index; no query scans the events.
+ */
 import type { Database } from '../event-log.js';
 import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
-import { computeMetrics, STAGNATION_THRESHOLD, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
+import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
+import { DenseHistogram, planWindow, type WindowPlan } from './metrics-rollup.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
 
-/** The tool events of the window: the (type, ts) index narrows them; SQL counts, sums and finds medians. */
-const TOOL_WINDOW = "FROM events WHERE type IN ('tool.executed', 'tool.failed') AND ts >= ? AND ts <= ?";
+const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
+/** The window's parts (planWindow): whole days, whole hours, and the two partial edge hours from the events. */
+const DAYS = 'day >= @dayLo AND day < @dayHi';
+const HOURS_1 = 'hour >= @h1Lo AND hour < @h1Hi';
+const HOURS_2 = 'hour >= @h2Lo AND hour < @h2Hi';
+const EDGE_1 = 'ts >= @r1Lo AND ts < @r1Hi';
+const EDGE_2 = 'ts >= @r2Lo AND ts <= @r2Hi';
+const EDGE_CALLS = (edge: string) => `FROM events INDEXED BY events_by_type WHERE ${CALL_TYPES} AND ${edge}`;
 
-export const TOOL_COUNTS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, sum(type = 'tool.executed') AS ok, sum(type = 'tool.failed') AS failed,
-  count(duration_ms) AS timed, coalesce(sum(duration_ms), 0) AS duration_sum ${TOOL_WINDOW} GROUP BY 1`;
+/** Per tool and hour or day of the window: counts, duration sums and histograms (metrics-rollup.ts). */
+export const TOOL_ROLLUPS_SQL = `SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_days WHERE ${DAYS}
+  UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_1}
+  UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_2}`;
 
-/** The middle one or two durations of each tool (their mean is the median), by window functions. */
-export const TOOL_MEDIAN_SQL = `SELECT tool, avg(duration_ms) AS median FROM (
-  SELECT coalesce(tool_name, '(unknown)') AS tool, duration_ms,
-         row_number() OVER (PARTITION BY coalesce(tool_name, '(unknown)') ORDER BY duration_ms) AS rn,
-         count(*) OVER (PARTITION BY coalesce(tool_name, '(unknown)')) AS n
-  ${TOOL_WINDOW} AND duration_ms IS NOT NULL)
-WHERE rn IN ((n + 1) / 2, (n + 2) / 2) GROUP BY tool`;
+/** The calls of the two partial edge hours, from the events by the (type, ts) index. */
+export const EDGE_CALLS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, type, duration_ms ${EDGE_CALLS(EDGE_1)}
+  UNION ALL SELECT coalesce(tool_name, '(unknown)'), type, duration_ms ${EDGE_CALLS(EDGE_2)}`;
+
+/** Distinct sessions with an event in the window, without null and the placeholder `unknown`. */
+const SESSION_EDGE = (edge: string) => `SELECT session_id FROM events INDEXED BY events_by_ts WHERE ${edge} AND session_id IS NOT NULL AND session_id <> 'unknown'`;
+export const SESSIONS_SQL = `SELECT count(*) FROM (
+  SELECT session_id FROM session_days WHERE ${DAYS}
+  UNION SELECT session_id FROM session_hours WHERE ${HOURS_1}
+  UNION SELECT session_id FROM session_hours WHERE ${HOURS_2}
+  UNION ${SESSION_EDGE(EDGE_1)}
+  UNION ${SESSION_EDGE(EDGE_2)})`;
 
 /**
- * Stagnation (seed 003 §8.1, threshold 3): in each session, tool calls in time order; a call's
- * signature is its tool and its input; a run is a maximal sequence of consecutive calls with the
- * same signature and outcome (gaps and islands); the failed runs of 3 or more are counted.
+ * Stagnation (seed 003 §8.1, threshold 3): the runs recorded at insert time (metrics-rollup.ts)
+ * whose STAGNATION_THRESHOLD-th consecutive failure of the same call falls in the window.
  */
-export const STAGNATION_SQL = `WITH calls AS (
-  SELECT coalesce(session_id, '') AS s, ts, id, type,
-         coalesce(tool_name, '') || char(0) || coalesce(json_extract(payload, '$.tool_input'), '') AS sig
-  ${TOOL_WINDOW} AND json_valid(payload)),
-runs AS (
-  SELECT s, sig, type,
-         row_number() OVER (PARTITION BY s ORDER BY ts, id) - row_number() OVER (PARTITION BY s, sig, type ORDER BY ts, id) AS island
-  FROM calls)
-SELECT count(*) FROM (SELECT 1 FROM runs WHERE type = 'tool.failed' GROUP BY s, sig, island HAVING count(*) >= ${STAGNATION_THRESHOLD})`;
+export const STAGNATION_SQL = 'SELECT count(*) FROM stagnant_runs WHERE ts >= @since AND ts <= @until';
 
-function gatherTools(db: Database, since: string, until: string): ToolData[] {
-  const medians = new Map((db.prepare(TOOL_MEDIAN_SQL).all(since, until) as Array<{ tool: string; median: number }>).map((r) => [r.tool, r.median]));
-  return (db.prepare(TOOL_COUNTS_SQL).all(since, until) as Array<Omit<ToolData, 'duration_median'>>).map((r) => ({ ...r, duration_median: medians.get(r.tool) ?? null }));
+export const TURNS_SQL = "SELECT count(*) FROM events INDEXED BY events_by_type WHERE type = 'turn.stopped' AND ts >= @since AND ts <= @until";
+
+/** Every statement metricsFor runs on the events and their rollups, for the EXPLAIN QUERY PLAN test. */
+export const WINDOW_SQL = { TOOL_ROLLUPS_SQL, EDGE_CALLS_SQL, SESSIONS_SQL, STAGNATION_SQL, TURNS_SQL } as const;
+
+interface ToolSum {
+  tool: string;
+  ok: number;
+  failed: number;
+  timed: number;
+  duration_sum: number;
+  durations: DenseHistogram;
+}
+
+function gatherTools(db: Database, plan: WindowPlan): ToolData[] {
+  const tools = new Map<string, ToolSum>();
+  const of = (tool: string): ToolSum => {
+    let t = tools.get(tool);
+    if (t === undefined) tools.set(tool, (t = { tool, ok: 0, failed: 0, timed: 0, duration_sum: 0, durations: new DenseHistogram() }));
+    return t;
+  };
+  const rollups = db.prepare(TOOL_ROLLUPS_SQL).all(plan) as Array<Omit<ToolSum, 'durations'> & { durations: Uint8Array }>;
+  for (const r of rollups) {
+    const t = of(r.tool);
+    t.ok += r.ok;
+    t.failed += r.failed;
+    t.timed += r.timed;
+    t.duration_sum += r.duration_sum;
+    t.durations.addStored(r.durations);
+  }
+  for (const e of db.prepare(EDGE_CALLS_SQL).all(plan) as Array<{ tool: string; type: string; duration_ms: number | null }>) {
+    const t = of(e.tool);
+    if (e.type === 'tool.executed') t.ok += 1;
+    else t.failed += 1;
+    if (e.duration_ms !== null) {
+      t.timed += 1;
+      t.duration_sum += e.duration_ms;
+      t.durations.addValue(e.duration_ms);
+    }
+  }
+  return [...tools.values()].map(({ durations, ...counts }) => ({ ...counts, duration_median: durations.median() }));
 }
 
 export function gatherMetricsData(db: Database, since: string, until: string): MetricsData {
   const w = [since, until];
-  const sessions = num(db, "SELECT count(DISTINCT session_id) FROM events WHERE session_id IS NOT NULL AND session_id <> 'unknown' AND ts >= ? AND ts <= ?", ...w);
-  const turns = num(db, "SELECT count(*) FROM events WHERE type = 'turn.stopped' AND ts >= ? AND ts <= ?", ...w);
-  const tools = gatherTools(db, since, until);
-  const stagnantRuns = num(db, STAGNATION_SQL, ...w);
+  const plan = planWindow(since, until);
+  const sessions = num(db, SESSIONS_SQL, plan);
+  const turns = num(db, TURNS_SQL, { since, until });
+  const tools = gatherTools(db, plan);
+  const stagnantRuns = num(db, STAGNATION_SQL, { since, until });
   const phase = Object.fromEntries(
     PHASES.map((p) => [
       p,
