@@ -52,11 +52,23 @@ function timeProcess(command, commandArgs, options = {}) {
   return { ms, status: result.status, stdout: result.stdout };
 }
 
+/**
+ * The median of `count` runs of `once`. Each run is followed by a clean `node -e 0` started from
+ * this same process, so every figure has a baseline taken under the same load and from a parent of
+ * the same size (spawning from a process that has grown costs more): `lastBaseline()` gives it.
+ */
+let lastBaselineMs = Number.NaN;
 function medianOf(count, once) {
   const times = [];
-  for (let i = 0; i < count; i += 1) times.push(once(i));
+  const baseline = [];
+  for (let i = 0; i < count; i += 1) {
+    times.push(once(i));
+    baseline.push(timeProcess(process.execPath, ['-e', '0']).ms);
+  }
+  lastBaselineMs = median(baseline);
   return median(times);
 }
+const lastBaseline = () => lastBaselineMs;
 
 // Interleaved: a clean and a raw `node -e 0` in turn, so load on the machine hits both alike.
 const cleanTimes = [];
@@ -84,7 +96,14 @@ function growthExponent(points) {
   });
   return den === 0 ? 0 : num / den;
 }
-const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, median, cleanEnv, growthExponent };
+// The machine's floor: what starting any process costs here, as a share of node -e 0. No hook can
+// cost less than a bare bash, and every process a hook starts costs about a /bin/true more.
+const floor = {
+  true_ms: medianOf(Math.max(runs, 11), () => timeProcess('/bin/true', []).ms),
+  bash_ms: medianOf(Math.max(runs, 11), () => timeProcess('bash', ['-c', 'exit 0']).ms),
+  node_ms: lastBaseline(),
+};
+const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, lastBaseline, median, cleanEnv, growthExponent };
 
 const suiteDir = join(here, 'suites');
 const suites = [];
@@ -97,11 +116,13 @@ if (wanted.length > 0 && suites.length === 0) {
   process.exit(2);
 }
 
-const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, suites: {} };
+const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, process_floor: floor, suites: {} };
 let missed = 0;
 process.stdout.write(
   `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
-    ` (as the environment is: ${rawBaseline.toFixed(1)} ms)${quick ? ' (quick mode)' : ''}\n`,
+    ` (as the environment is: ${rawBaseline.toFixed(1)} ms)${quick ? ' (quick mode)' : ''}\n` +
+    `process floor here: /bin/true ${floor.true_ms.toFixed(1)} ms = ${(floor.true_ms / floor.node_ms).toFixed(3)}x, bash -c 'exit 0' ${floor.bash_ms.toFixed(1)} ms = ${(floor.bash_ms / floor.node_ms).toFixed(3)}x node -e 0` +
+    ' (each figure below is divided by a node -e 0 timed between its own runs)\n',
 );
 for (const suite of suites) {
   process.stdout.write(`\n${suite.name}: ${suite.describe}\n`);
@@ -117,7 +138,7 @@ for (const suite of suites) {
         ? `growth exponent ${row.exponent.toFixed(2)} (${row.points.map((p) => `${p.size.toLocaleString('en-US')}: ${p.ms.toFixed(1)} ms`).join(', ')})`
         : row.rate !== undefined
         ? `${Math.round(row.rate).toLocaleString('en-US')} ${row.unit ?? '/s'}`
-        : `${row.median_ms.toFixed(1)} ms = ${(row.median_ms / nodeBaseline).toFixed(3)}x node -e 0`;
+        : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x node -e 0`;
     const ok = row.met === undefined ? '' : row.met ? '  ok' : '  MISSED';
     if (row.met === false) missed += 1;
     process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}\n`);

@@ -2,6 +2,7 @@
 // already on disk, drained by `forge-reflect ingest` started as a user starts it (CLI start, read,
 // parse, redact, insert, unlink). Targets (issue 12): >= 20,000 events/s over 10,000 files; the first
 // `events` after a 100,000-event backlog <= 5 s and <= 150 MiB. Also the CLI start of an empty ingest.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ function spool(stateDir, shapes, n) {
 }
 
 export async function run(ctx) {
-  const { root, quick, runs, nodeBaseline, timeProcess, medianOf, median } = ctx;
+  const { root, quick, runs, nodeBaseline, timeProcess, medianOf, lastBaseline, median } = ctx;
   const shapes = payloads(root);
   const cli = join(root, 'packages/forge-reflect/bin/forge-reflect.js');
   const rss = join(root, 'bench/peak-rss.cjs');
@@ -37,6 +38,7 @@ export async function run(ctx) {
     const state = mkdtempSync(join(tmpdir(), 'forge-bench-drain-'));
     try {
       spool(state, shapes, n);
+      spawnSync('sync'); // the spool's dirty pages written out before the timing
       const rssFile = join(state, 'rss.txt');
       const r = timeProcess(process.execPath, ['--require', rss, cli, ...argv], { env: { ...process.env, FORGE_DIR: state, FORGE_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' } });
       if (r.status !== 0) throw new Error(`forge-reflect ${argv.join(' ')} failed in the benchmark`);
@@ -49,9 +51,19 @@ export async function run(ctx) {
   };
   const n = quick ? 2_000 : 10_000;
   const rates = [];
-  for (let r = 0; r < Math.min(runs, quick ? 3 : 7); r += 1) rates.push(n / (backlog(n, ['ingest']).ms / 1000));
+  const perStart = [];
+  for (let r = 0; r < Math.min(runs, quick ? 3 : 7); r += 1) {
+    const seconds = backlog(n, ['ingest']).ms / 1000;
+    rates.push(n / seconds);
+    // Events drained in the time one node -e 0 takes, timed right after: the rate in this machine's units.
+    perStart.push((n / seconds) * (timeProcess(process.execPath, ['-e', '0']).ms / 1000));
+  }
   const rate = median(rates);
-  const rows = [{ what: `drain, ${n.toLocaleString('en-US')} files on disk, end to end (ingest)`, rate, unit: 'events/s', target: '>= 20,000 events/s', met: rate >= 20_000 }];
+  const rows = [
+    { what: `drain, ${n.toLocaleString('en-US')} files on disk, end to end (ingest)`, rate, unit: 'events/s', target: '>= 20,000 events/s', met: rate >= 20_000 },
+    // The issue's 20,000/s was set where node -e 0 took ~22 ms: 440 events per node start. Context only.
+    { what: '  the same, per node -e 0 start', rate: median(perStart), unit: 'events', target: 'context (20,000/s at 22 ms = 440)' },
+  ];
   if (quick) rows.push({ what: 'first events after a 100,000-event backlog', skipped: 'quick mode spools no 100,000 files' });
   else {
     const big = [0, 1, 2].map(() => backlog(100_000, ['events', '--limit', '20']));
@@ -63,7 +75,7 @@ export async function run(ctx) {
   const state = mkdtempSync(join(tmpdir(), 'forge-bench-ingest-'));
   try {
     const ingest = medianOf(runs, () => timeProcess(process.execPath, [cli, 'ingest'], { env: { ...process.env, FORGE_DIR: state } }).ms);
-    rows.push({ what: 'forge-reflect ingest, empty spool (CLI start)', median_ms: ingest, ratio: ingest / nodeBaseline, target: 'none (context)' });
+    rows.push({ what: 'forge-reflect ingest, empty spool (CLI start)', median_ms: ingest, ratio: ingest / lastBaseline(), target: 'none (context)' });
   } finally {
     rmSync(state, { recursive: true, force: true });
   }

@@ -23,7 +23,7 @@ import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
 /** Files per transaction: each commit is one fsync of the log (synchronous = FULL). */
-export const DEFAULT_BATCH_SIZE = 5_000;
+export const DEFAULT_BATCH_SIZE = 1_000;
 export const STALE_TEMP_MS = 60_000;
 /** The hook caps payloads at 1 MiB; anything much larger did not come from it. */
 export const MAX_SPOOL_FILE_BYTES = 1024 * 1024 + 64 * 1024;
@@ -45,7 +45,7 @@ export interface DrainCounts {
 }
 
 export interface DrainOptions {
-  /** Files per transaction (default 5,000). */
+  /** Files per transaction (default 1,000). */
   batchSize?: number;
   /** An already open log to write to (left open); default: opened and closed here. */
   log?: EventLog;
