@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventLog, type EventLog, type EventRow } from '../src/event-log.js';
 import { DAY_MS } from '../src/loops/confidence.js';
-import { metricRows } from '../src/loops/metrics-core.js';
+import { formatMetric, metricRows } from '../src/loops/metrics-core.js';
 import { metricsFor, WINDOW_SQL } from '../src/loops/metrics-store.js';
 import { planWindow } from '../src/loops/metrics-rollup.js';
 import { isoMicros } from '../src/since.js';
@@ -57,6 +57,9 @@ describe('per-tool metrics', () => {
         const rows = metricRows(m).map(([name, value]) => [name, value]);
         expect(rows).toContainEqual(['success rate: Bash', 0.75]);
         expect(rows).toContainEqual(['mean duration: apply_patch', null]);
+        // A count prints as a whole number, not as 0.00.
+        const stagnant = metricRows(m).find(([name]) => name.startsWith('stagnant runs'));
+        expect(stagnant && formatMetric(stagnant[1], stagnant[2])).toBe('0');
       },
     );
   });

@@ -130,7 +130,7 @@ export function metricRows(m: Metrics): Array<[string, number | null, Kind]> {
   for (const [tool, t] of Object.entries(m.tools ?? {})) {
     rows.push([`success rate: ${tool}`, t.success_rate, 'rate'], [`median duration: ${tool}`, t.median_ms, 'ms'], [`mean duration: ${tool}`, t.mean_ms, 'ms']);
   }
-  rows.push(['stagnant runs (3+ same failing call in a row)', m.stagnant_runs ?? null, 'number']);
+  rows.push(['stagnant runs (3+ same failing call in a row)', m.stagnant_runs ?? null, 'count']);
   for (const p of PHASES) rows.push([`avg bounces per task: ${p}`, m.avg_bounces_per_task[p], 'number']);
   rows.push(
     ['bounce resolution rate', m.bounce_resolution_rate, 'rate'],
