@@ -182,6 +182,23 @@ export interface LabelStats {
 
 const matches = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
 
+/**
+ * A weighted share of `rows` for which `hit` holds: the share, the weighted hits, and the effective
+ * sample size (Kish: (sum w)^2 / sum w^2) that its Wilson interval is computed on.
+ */
+function weightedShare(rows: readonly LabelledRow[], weight: (g: Gate) => number, hit: (r: LabelledRow) => boolean): { p: number; hits: number; nEff: number } {
+  let sum = 0;
+  let sumSquares = 0;
+  let hits = 0;
+  for (const r of rows) {
+    const w = weight(r.bucket);
+    sum += w;
+    sumSquares += w * w;
+    if (hit(r)) hits += w;
+  }
+  return { p: sum === 0 ? 0 : hits / sum, hits, nEff: sumSquares === 0 ? 0 : (sum * sum) / sumSquares };
+}
+
 export function labelStats(rows: readonly LabelledRow[], population: Record<Gate, number>): LabelStats {
   const labelled = rows.filter((r) => r.human.failure !== null);
   const failures = labelled.filter((r) => r.human.failure === true);
@@ -200,37 +217,18 @@ export function labelStats(rows: readonly LabelledRow[], population: Record<Gate
   const any = named.filter((r) => isSha(r) && (r.candidates.some((c) => matches(c, r.human.cause as string)) || (r.fixes !== null && matches(r.fixes, r.human.cause as string)))).length;
   // Stratified estimate: each labelled row stands for population / labelled rows of its bucket.
   const weight = (g: Gate) => (perBucket[g].labelled === 0 ? 0 : population[g] / perBucket[g].labelled);
-  let sw = 0;
-  let sw2 = 0;
-  let sy = 0;
-  for (const r of failures) {
-    const w = weight(r.bucket);
-    sw += w;
-    sw2 += w * w;
-    if (r.human.gate === 'self_reflection') sy += w;
-  }
-  const nEff = sw2 === 0 ? 0 : (sw * sw) / sw2;
-  const p = sw === 0 ? 0 : sy / sw;
-  const self = wilson(p * nEff, nEff);
-  let nw = 0;
-  let nfw = 0;
-  let nw2 = 0;
-  for (const r of labelled) {
-    const w = weight(r.bucket);
-    nw += w;
-    nw2 += w * w;
-    if (r.human.failure === false) nfw += w;
-  }
-  const nEffAll = nw2 === 0 ? 0 : (nw * nw) / nw2;
+  const selfShare = weightedShare(failures, weight, (r) => r.human.gate === 'self_reflection');
+  const self = wilson(selfShare.p * selfShare.nEff, selfShare.nEff);
+  const nonFailure = weightedShare(labelled, weight, (r) => r.human.failure === false);
   return {
     rows: rows.length,
     labelled: labelled.length,
     failures: failures.length,
-    non_failure: wilson(nw === 0 ? 0 : (nfw / nw) * nEffAll, nEffAll),
+    non_failure: wilson(nonFailure.p * nonFailure.nEff, nonFailure.nEff),
     per_bucket: perBucket,
     kappa: cohenKappa(failures.map((r) => [r.bucket, r.human.gate as string] as const)),
     cause: { named: named.length, primary: wilson(primary, named.length), any: wilson(any, named.length), none: failures.filter((r) => r.human.cause === 'none').length },
-    self_share: { ...self, k: Math.round(sy * 1000) / 1000 },
+    self_share: { ...self, k: Math.round(selfShare.hits * 1000) / 1000 },
   };
 }
 
