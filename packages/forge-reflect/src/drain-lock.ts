@@ -69,6 +69,12 @@ function tryLock(path: string): Database | undefined {
   }
 }
 
+/**
+ * Every lock this process holds, until released. The database's finalizer would close it (and let
+ * the lock go) once nothing refers to it: a caller that drops the handle must not lose the lock.
+ */
+const held = new Set<Database>();
+
 /** Takes the drain lock of a spool folder, or returns undefined when a live drain holds it. */
 export function acquireDrainLock(spoolDir: string, options: LockOptions = {}): DrainLock | undefined {
   const path = join(spoolDir, DRAIN_LOCK_NAME);
@@ -84,15 +90,17 @@ export function acquireDrainLock(spoolDir: string, options: LockOptions = {}): D
   }
   if (db === undefined) return undefined;
   removeQuietly(join(spoolDir, LEGACY_LOCK_NAME));
-  const held = db;
+  const lockDb = db;
+  held.add(lockDb);
   return {
     path,
     release() {
-      if (!held.open) return;
+      held.delete(lockDb);
+      if (!lockDb.open) return;
       try {
-        if (held.inTransaction) held.exec('ROLLBACK');
+        if (lockDb.inTransaction) lockDb.exec('ROLLBACK');
       } finally {
-        held.close();
+        lockDb.close();
       }
     },
   };

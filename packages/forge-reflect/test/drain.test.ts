@@ -19,12 +19,26 @@ const HOLDER = `
 const { acquireDrainLock } = await import(process.argv[1]);
 const lock = acquireDrainLock(process.argv[2]);
 process.stdout.write(lock ? 'held\\n' : 'busy\\n');
+// Keep the lock reachable: a lock nothing refers to is collected, and its finalizer closes the
+// database, which lets the lock go (this test once failed that way under load).
+globalThis.heldLock = lock;
+setInterval(() => {}, 60_000);
+`;
+
+/** Takes the lock, keeps no reference to it, and collects garbage before saying it holds it. */
+const FORGETFUL_HOLDER = `
+const { acquireDrainLock } = await import(process.argv[1]);
+const taken = acquireDrainLock(process.argv[2]) !== undefined;
+await new Promise((resolve) => setTimeout(resolve, 50));
+globalThis.gc();
+process.stdout.write(taken ? 'held\\n' : 'busy\\n');
 setInterval(() => {}, 60_000);
 `;
 
 /** A process (the built drain lock) that holds the drain lock until SIGKILLed. */
-function holdLock(spool: string): Promise<{ kill(): Promise<NodeJS.Signals | null> }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', HOLDER, pathToFileURL(join(DIST, 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
+function holdLock(spool: string, options: { forgetful?: boolean } = {}): Promise<{ kill(): Promise<NodeJS.Signals | null> }> {
+  const script = options.forgetful ? ['--expose-gc', '--input-type=module', '-e', FORGETFUL_HOLDER] : ['--input-type=module', '-e', HOLDER];
+  const child = spawn(process.execPath, [...script, pathToFileURL(join(DIST, 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise((resolve, reject) => {
     child.stdout.once('data', (data: Buffer) => {
@@ -302,6 +316,17 @@ describe('spool housekeeping and the lock', () => {
     try {
       expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: true, drained: 0 });
       expect(spoolEventFiles(stateDir)).toHaveLength(1);
+    } finally {
+      await holder.kill();
+    }
+  });
+
+  it('keeps a lock whose holder dropped every reference to it, after a garbage collection', async () => {
+    const stateDir = tempDir();
+    writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
+    const holder = await holdLock(join(stateDir, 'spool'), { forgetful: true });
+    try {
+      expect(drainSpool(stateDir, quiet)).toMatchObject({ locked: true, drained: 0 });
     } finally {
       await holder.kill();
     }
