@@ -1,7 +1,7 @@
 /**
  * The per-tool metrics (seed 000 §2.3, §7.1: toolSuccessRate[tool], durations) and stagnation
- * (seed 003 §8.1: the same tool call failing 3+ times in a row), counted by SQL, with the window's
- * index used by every query (checked with EXPLAIN QUERY PLAN).
+ * (seed 003 §8.1: the same tool call failing 3+ times in a row), read from the rollups and the
+ * window's edge hours, no statement scanning a table (checked with EXPLAIN QUERY PLAN).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventLog, type EventLog, type EventRow } from '../src/event-log.js';

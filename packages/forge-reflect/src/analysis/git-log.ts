@@ -24,7 +24,8 @@ export interface Commit {
   author?: string;
 }
 
-const RS = '\u001e';
+/** The record separator that starts each commit in the formats the analyses ask git for. */
+export const RS = '\u001e';
 const US = '\u001f';
 export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%aN <%aE>${US}%B${US}`;
 
@@ -90,20 +91,15 @@ export interface ReadLogOptions {
   since?: string;
 }
 
-/** Runs `git log` once and returns the commits, newest first as git lists them. */
-export function readGitLog(options: ReadLogOptions, onCommit?: (c: Commit) => void): Promise<Commit[]> {
-  const args = ['-C', options.repo, '-c', 'core.quotePath=false', 'log', '-z', `--format=${LOG_FORMAT}`, '--name-status', '-M', '--diff-merges=first-parent'];
-  if (options.since) args.push(`--since=${options.since}`);
+/**
+ * Runs `git ARGS` and hands each RS-separated record of its output to `onRecord` as it streams.
+ * Resolves when git succeeds (also on a repository without commits); otherwise one UserError
+ * naming `what` and git's first line of complaint.
+ */
+export function streamGitRecords(repo: string, args: readonly string[], what: string, onRecord: (record: string) => void): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const commits: Commit[] = [];
-    const splitter = new RecordSplitter((record) => {
-      const c = parseRecord(record);
-      if (c) {
-        commits.push(c);
-        onCommit?.(c);
-      }
-    });
+    const child = spawn('git', ['-C', repo, '-c', 'core.quotePath=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const splitter = new RecordSplitter(onRecord);
     let stderr = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => splitter.push(chunk));
@@ -114,9 +110,23 @@ export function readGitLog(options: ReadLogOptions, onCommit?: (c: Commit) => vo
     child.on('error', (error) => reject(new UserError(`cannot run git (${error.message}); install git and put it on PATH`)));
     child.on('close', (code) => {
       splitter.end();
-      if (code === 0) resolvePromise(commits);
-      else if (/does not have any commits/.test(stderr)) resolvePromise([]);
-      else reject(new UserError(`git log failed in ${options.repo}: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}; pass --repo a git repository`));
+      if (code === 0 || /does not have any commits/.test(stderr)) resolvePromise();
+      else reject(new UserError(`${what} failed in ${repo}: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}; pass --repo a git repository`));
     });
   });
+}
+
+/** Runs `git log` once and returns the commits, newest first as git lists them. */
+export async function readGitLog(options: ReadLogOptions, onCommit?: (c: Commit) => void): Promise<Commit[]> {
+  const args = ['log', '-z', `--format=${LOG_FORMAT}`, '--name-status', '-M', '--diff-merges=first-parent'];
+  if (options.since) args.push(`--since=${options.since}`);
+  const commits: Commit[] = [];
+  await streamGitRecords(options.repo, args, 'git log', (record) => {
+    const c = parseRecord(record);
+    if (c) {
+      commits.push(c);
+      onCommit?.(c);
+    }
+  });
+  return commits;
 }

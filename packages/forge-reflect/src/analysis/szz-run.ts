@@ -8,16 +8,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { availableParallelism } from 'node:os';
 import { UserError } from '../errors.js';
-
-const RS = '\u001e';
 import { parseDiffTree, unquotePath, type FileDiff } from './fix-diff.js';
-import { RecordSplitter } from './git-log.js';
+import { RS, streamGitRecords, type Commit } from './git-log.js';
 import { parseHunks, traceLines, type CommitHunks } from './line-trace.js';
-import type { Commit } from './git-log.js';
 import { planEvidence, screenCommits, type Evidence, type GitHistoryOptions, type ShallowInfo } from './git-history.js';
 import type { PatchInfo } from './labels.js';
 import { parseBlamePorcelain, type BlameLineGroup } from './szz.js';
@@ -60,39 +56,23 @@ export async function readPatchLog(repo: string, wanted: ReadonlySet<string>, si
   }
 }
 
-function patchLog(repo: string, wanted: ReadonlySet<string>, attributes: string, since?: string): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
-  const args = ['-C', repo, '-c', 'core.quotePath=false', '-c', `core.attributesFile=${attributes}`, 'log', '-p', '-U0', '-w', '-M', '--no-color', '--no-ext-diff', '--no-textconv',
+async function patchLog(repo: string, wanted: ReadonlySet<string>, attributes: string, since?: string): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
+  const args = ['-c', `core.attributesFile=${attributes}`, 'log', '-p', '-U0', '-w', '-M', '--no-color', '--no-ext-diff', '--no-textconv',
     `--format=${RS}%H`, '--diff-merges=first-parent'];
   if (since) args.push(`--since=${since}`);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const diffs = new Map<string, FileDiff[]>();
-    const hunks = new Map<string, CommitHunks>();
-    const splitter = new RecordSplitter((record) => {
-      const nl = record.indexOf('\n');
-      const sha = (nl < 0 ? record : record.slice(0, nl)).trim();
-      const body = nl < 0 ? '' : record.slice(nl + 1);
-      if (body.trim() === '') return;
-      if (wanted.has(sha)) diffs.set(sha, parseDiffTree(`${sha}\n${body}`)[0]?.files ?? []);
-      const h = parseHunks(body, unquotePath);
-      if (h.size > 0) hunks.set(sha, h);
-    });
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => splitter.push(chunk));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (t: string) => {
-      if (stderr.length < 4000) stderr += t;
-    });
-    child.on('error', (error) => reject(new UserError(`cannot run git (${error.message}); install git and put it on PATH`)));
-    child.on('close', (code) => {
-      splitter.end();
-      if (code === 0 || /does not have any commits/.test(stderr)) {
-        for (const s of wanted) if (!diffs.has(s)) diffs.set(s, []);
-        resolvePromise({ diffs, hunks });
-      } else reject(new UserError(`git log -p failed in ${repo}: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}; pass --repo a git repository`));
-    });
+  const diffs = new Map<string, FileDiff[]>();
+  const hunks = new Map<string, CommitHunks>();
+  await streamGitRecords(repo, args, 'git log -p', (record) => {
+    const nl = record.indexOf('\n');
+    const sha = (nl < 0 ? record : record.slice(0, nl)).trim();
+    const body = nl < 0 ? '' : record.slice(nl + 1);
+    if (body.trim() === '') return;
+    if (wanted.has(sha)) diffs.set(sha, parseDiffTree(`${sha}\n${body}`)[0]?.files ?? []);
+    const h = parseHunks(body, unquotePath);
+    if (h.size > 0) hunks.set(sha, h);
   });
+  for (const s of wanted) if (!diffs.has(s)) diffs.set(s, []);
+  return { diffs, hunks };
 }
 
 export interface MergeJob {

@@ -429,15 +429,12 @@ export class RollupBatch {
       writeCell(s.toolHour, c);
       const day = c.key.slice(0, 10);
       const k = day + SEP + c.tool;
-      const d = days.get(k);
-      if (d === undefined) days.set(k, { ...c, key: day, durations: new Map() });
-      const into = days.get(k) as ToolCell;
-      if (d !== undefined) {
-        into.ok += c.ok;
-        into.failed += c.failed;
-        into.timed += c.timed;
-        into.sum += c.sum;
-      }
+      let into = days.get(k);
+      if (into === undefined) days.set(k, (into = { key: day, tool: c.tool, ok: 0, failed: 0, timed: 0, sum: 0, durations: new Map() }));
+      into.ok += c.ok;
+      into.failed += c.failed;
+      into.timed += c.timed;
+      into.sum += c.sum;
       addHistogram(into.durations, c.durations);
     }
     for (const c of days.values()) writeCell(s.toolDay, c);
