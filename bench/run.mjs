@@ -100,6 +100,7 @@ function growthExponent(points) {
 // cost less than a bare bash, and every process a hook starts costs about a /bin/true more.
 const floor = {
   true_ms: medianOf(Math.max(runs, 11), () => timeProcess('/bin/true', []).ms),
+  sh_ms: medianOf(Math.max(runs, 11), () => timeProcess('sh', ['-c', 'exit 0']).ms),
   bash_ms: medianOf(Math.max(runs, 11), () => timeProcess('bash', ['-c', 'exit 0']).ms),
   node_ms: lastBaseline(),
 };
@@ -121,7 +122,7 @@ let missed = 0;
 process.stdout.write(
   `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
     ` (as the environment is: ${rawBaseline.toFixed(1)} ms)${quick ? ' (quick mode)' : ''}\n` +
-    `process floor here: /bin/true ${floor.true_ms.toFixed(1)} ms = ${(floor.true_ms / floor.node_ms).toFixed(3)}x, bash -c 'exit 0' ${floor.bash_ms.toFixed(1)} ms = ${(floor.bash_ms / floor.node_ms).toFixed(3)}x node -e 0` +
+    `process floor here: /bin/true ${floor.true_ms.toFixed(1)} ms = ${(floor.true_ms / floor.node_ms).toFixed(3)}x, sh -c 'exit 0' ${floor.sh_ms.toFixed(1)} ms = ${(floor.sh_ms / floor.node_ms).toFixed(3)}x, bash -c 'exit 0' ${floor.bash_ms.toFixed(1)} ms = ${(floor.bash_ms / floor.node_ms).toFixed(3)}x node -e 0` +
     ' (each figure below is divided by a node -e 0 timed between its own runs)\n',
 );
 for (const suite of suites) {

@@ -44,14 +44,17 @@ FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s
 work='' lock='' sidecar_tmp='' input_taken='' input=''
 # shellcheck disable=SC2329 # called from the EXIT trap
 forge_stop_cleanup() {
-  [[ -n $sidecar_tmp ]] && rm -f -- "$sidecar_tmp"
-  [[ -n ${FORGE_SPOOL_TMP:-} ]] && rm -f -- "$FORGE_SPOOL_TMP"
+  local -a gone=()
   # A self-report taken but never placed goes back where it was, unless a new one arrived meanwhile.
   if [[ -n $input_taken && -f $input_taken ]]; then
-    if [[ -e $input || -L $input ]] || ! forge_no_links "$input"; then rm -f -- "$input_taken"; else mv -f -- "$input_taken" "$input"; fi
+    if [[ -e $input || -L $input ]] || ! forge_no_links "$input"; then gone+=("$input_taken"); else mv -f -- "$input_taken" "$input"; fi
   fi
-  # One rm for both (each fork costs ~1 ms on the Stop path).
-  [[ -n $work$lock ]] && rm -rf -- ${work:+"$work"} ${lock:+"$lock"}
+  [[ -n $sidecar_tmp && (-e $sidecar_tmp || -L $sidecar_tmp) ]] && gone+=("$sidecar_tmp")
+  [[ -n ${FORGE_SPOOL_TMP:-} ]] && gone+=("$FORGE_SPOOL_TMP")
+  [[ -n $work ]] && gone+=("$work")
+  [[ -n $lock ]] && gone+=("$lock")
+  # One rm for all (each process start costs ~6 ms on the Stop path).
+  ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
 # forge_take_lock NAME: one Stop per session at a time. With flock(1) (util-linux), an OS lock on
@@ -219,10 +222,15 @@ forge_safe_id "$session_id"
 safe_session=$FORGE_SAFE_ID
 
 # The Stop event is spooled at once (a drain may take it any time after); the helper reads the
-# payload from a second link to the same file in the work folder.
+# spool file's text from the work folder: written again from memory when the payload was read
+# whole, else a second link to the same file.
 work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
 mkdir -m 0700 -- "$work" || work=''
-[[ -n $work ]] && { ln -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null || cp -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null; }
+if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
+  printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work/payload"
+elif [[ -n $work ]]; then
+  ln -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null || cp -- "$FORGE_SPOOL_TMP" "$work/payload" 2>/dev/null
+fi
 forge_spool_commit
 [[ -n $work ]] || exit 0
 
@@ -347,7 +355,7 @@ if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
   # costs ~40 ms a start) and takes none of the user's NODE_OPTIONS (a --require there would run
   # inside the hook). Both are dropped in the command substitution's subshell only.
   status=$(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS
-    FORGE_H_OUT=$sidecar_tmp FORGE_H_STATUS=$work/status FORGE_H_STATUS_BASE=$status_base FORGE_H_COMMITTED=$work/committed \
+    FORGE_H_OUT=$sidecar_tmp FORGE_H_FINAL=$sidecar FORGE_H_STATUS=$work/status FORGE_H_STATUS_BASE=$status_base FORGE_H_COMMITTED=$work/committed \
     FORGE_H_GIT_OK=$git_ok FORGE_H_LISTING_NOTE=$listing_note FORGE_H_BLIND=$blind_reason \
     FORGE_H_INPUT=$input_taken FORGE_H_SESSION_START_US=$started_us \
     FORGE_H_PAYLOAD=$work/payload FORGE_H_REJECTED_BLOCK=$work/block.txt \
@@ -355,7 +363,8 @@ if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
     FORGE_H_AGENT=${agent:0:256} FORGE_H_REPO=${repo:-unknown} FORGE_H_TIMESTAMP=$FORGE_NOW_ISO \
     FORGE_H_MODE=$REFLECTION_MODE FORGE_H_ATTEMPT=$FORGE_ATTEMPT \
     forge_bounded "$FORGE_HELPER_SECONDS" node "$helper" </dev/null 2>/dev/null {lock_fd}>&-) || status=''
-  [[ -s $sidecar_tmp ]] || status=''
+  # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
+  [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
 fi
 # The helper's status: `<ok|absent|invalid> <answer|file|none> [reason]`.
 source_used=none
@@ -372,9 +381,13 @@ case "$status" in
     ;;
 esac
 
-forge_fresh "$sidecar" || exit 0
-mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
-sidecar_tmp=''
+# Placed here unless the helper did (the link it makes first is the same file: then only the
+# temp name is left to remove, with the work folder).
+if [[ -e $sidecar_tmp && ! $sidecar_tmp -ef $sidecar ]]; then
+  forge_fresh "$sidecar" || exit 0
+  mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
+  sidecar_tmp=''
+fi
 # A few bytes in one write(2), under this session's lock: rewritten in place, never through a link.
 [[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
 

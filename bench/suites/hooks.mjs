@@ -1,12 +1,15 @@
-// The hooks as the runtime starts them: a fresh bash per event, payload on stdin, the runtime named.
+// The hooks as Claude Code starts them: its registered command (from the built runtime module)
+// through `sh -c`, with CLAUDE_PROJECT_DIR set and the payload on stdin. So every figure includes
+// the shell Claude starts for a hook, and with the mode off that shell is the whole cost.
 // Targets (issue 12), as ratios to the clean `node -e 0` of the same run:
 //   event hook, solo <= 0.20x; any hook with the mode off <= 0.08x;
 //   Stop hook <= 1.5x at 200 changed files, <= 8x at 20,000; 1 vs 1,000 earlier turns within 10%.
 // Also the growth exponent of the Stop hook's time against the diff (1 … 20,000 changed files).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const name = 'hooks';
 export const describe = 'median wall time of each hook, started as the runtime starts it';
@@ -21,6 +24,9 @@ function scratchRepo(root, files) {
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'bench@example.com');
   git('config', 'user.name', 'bench');
+  // The kit's hooks where a registration finds them (a link, committed with the base: not a change).
+  mkdirSync(join(dir, '.claude', 'hooks'), { recursive: true });
+  symlinkSync(join(root, 'hooks'), join(dir, '.claude', 'hooks', 'forge-reflect'));
   const paths = [];
   for (let i = 0; i < Math.max(files, 1); i += 1) {
     const area = AREAS[i % AREAS.length];
@@ -48,21 +54,27 @@ export async function run(ctx) {
       return [{ what: 'every hook figure', skipped: `${tool} is not installed here; the hooks need it` }];
     }
   }
-  const eventHook = join(root, 'hooks/reflect-event-hook.sh');
-  const stopHook = join(root, 'hooks/reflect-stop-hook.sh');
+  let claudeCommand;
+  try {
+    ({ claudeCommand } = await import(pathToFileURL(join(root, 'packages/forge-reflect/dist/runtimes/claude-code.js')).href));
+  } catch {
+    return [{ what: 'every hook figure', skipped: 'the kit is not built (npm run build): the registered commands come from it' }];
+  }
+  const eventHook = claudeCommand('event', 'PostToolUse');
+  const stopHook = claudeCommand('stop', 'Stop');
   const toolPayload = readFileSync(join(root, 'tests/fixtures/payloads/post-tool-use-edit.json'));
   const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
   const env = (repo, mode) => {
     // No detached drain after each Stop: it would load the machine during later timed runs.
-    const e = { ...process.env, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
+    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
     delete e.REFLECTION_MODE;
     if (mode) e.REFLECTION_MODE = mode;
     return e;
   };
-  const time = (repo, hook, hookArgs, input, mode, count = runs) =>
+  const time = (repo, command, input, mode, count = runs) =>
     medianOf(count, () => {
-      const r = timeProcess('bash', [hook, ...hookArgs], { cwd: repo, input, env: env(repo, mode) });
-      if (r.status !== 0 || r.stdout.length > 0) throw new Error(`${hook} broke its promise in the benchmark`);
+      const r = timeProcess('sh', ['-c', command], { cwd: repo, input, env: env(repo, mode) });
+      if (r.status !== 0 || r.stdout.length > 0) throw new Error(`${command} broke its promise in the benchmark`);
       return r.ms;
     });
   // Called right after the figure's own medianOf: lastBaseline() is the node -e 0 timed between its runs.
@@ -76,10 +88,10 @@ export async function run(ctx) {
     const repo = scratchRepo(root, 200);
     repos.push(repo);
     const rows = [
-      row('event hook, mode off', time(repo, eventHook, ['PostToolUse', 'claude-code'], toolPayload, ''), 0.08),
-      row('stop hook, mode off', time(repo, stopHook, ['claude-code'], stopPayload, ''), 0.08),
-      row('event hook, solo (PostToolUse)', time(repo, eventHook, ['PostToolUse', 'claude-code'], toolPayload, 'solo'), 0.2),
-      row('stop hook, solo, 200 changed files', time(repo, stopHook, ['claude-code'], stopPayload, 'solo'), 1.5),
+      row('event hook, mode off', time(repo, eventHook, toolPayload, ''), 0.08),
+      row('stop hook, mode off', time(repo, stopHook, stopPayload, ''), 0.08),
+      row('event hook, solo (PostToolUse)', time(repo, eventHook, toolPayload, 'solo'), 0.2),
+      row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo'), 1.5),
     ];
     if (filesIn(repo) !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${filesIn(repo)}`);
 
@@ -98,7 +110,7 @@ export async function run(ctx) {
         writeFileSync(join(reflections, `20260101T000000.${String(i).padStart(6, '0')}Z-${SESSION}-${i}.reflection.json`), model);
       }
       const size = Math.max(sidecars(), 1);
-      turnPoints.push({ size, ms: time(long, stopHook, ['claude-code'], stopPayload, 'solo', Math.min(runs, 11)) });
+      turnPoints.push({ size, ms: time(long, stopHook, stopPayload, 'solo', Math.min(runs, 11)) });
     }
     const fresh = turnPoints[0].ms;
     const aged = turnPoints[turnPoints.length - 1].ms;
@@ -111,7 +123,7 @@ export async function run(ctx) {
     for (const size of sizes) {
       const r = scratchRepo(root, size);
       repos.push(r);
-      const ms = time(r, stopHook, ['claude-code'], stopPayload, 'solo', size >= 5000 ? Math.min(runs, 5) : Math.min(runs, 11));
+      const ms = time(r, stopHook, stopPayload, 'solo', size >= 5000 ? Math.min(runs, 5) : Math.min(runs, 11));
       points.push({ size, ms });
       if (size === 20000) rows.push(row('stop hook, solo, 20,000 changed files', ms, 8));
       rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034 # FORGE_* results are read by the hooks that source this
-# Shared by the forge-reflect hooks. Pure bash where it can be: the per-event path forks only
-# `head` (and `timeout` when present), never node.
+# Shared by the forge-reflect hooks. Pure bash where it can be: the per-event path starts only
+# `mv` for a payload of up to 4 KiB (plus `timeout`, `cat` and `head` for a longer one), never node.
 #
 # Every function here fails soft: it returns non-zero and the caller degrades; nothing exits.
 
@@ -10,6 +10,10 @@ FORGE_PAYLOAD_CAP=${FORGE_PAYLOAD_CAP:-1048576}
 # 4 s for the payload, then 0.5 s + 2 s to read and drop whatever is left.
 FORGE_STDIN_SECONDS=4
 FORGE_STDIN_DRAIN_SECONDS=2
+# The first 4 KiB of a payload are read by the `read` builtin: no process, but with a time limit it
+# masks signals around every byte (~2.5 us a byte here), while `cat | head` costs ~25 ms of process
+# starts whatever the size. Most payloads (prompts, session events, short commands) fit in 4 KiB.
+FORGE_STDIN_INLINE=4096
 
 # Runs "$@" under `timeout SECONDS` when the system has it, else directly.
 forge_bounded() {
@@ -167,7 +171,8 @@ forge_now() {
 }
 
 # forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope. Sets
-# FORGE_SPOOL_TMP and FORGE_SPOOL_NAME; the payload is appended, then forge_spool_commit.
+# FORGE_SPOOL_TMP, FORGE_SPOOL_NAME and FORGE_SPOOL_ENVELOPE (the line); the payload is appended,
+# then forge_spool_commit.
 forge_spool_begin() {
   local event=$1 source=$2 spool=$FORGE_STATE/spool rand
   forge_ensure_dir "$spool" || return 1
@@ -177,21 +182,40 @@ forge_spool_begin() {
   FORGE_SPOOL_TMP="$spool/.tmp-$FORGE_SPOOL_NAME"
   forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
-  printf '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
-    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" >"$FORGE_SPOOL_TMP"
+  printf -v FORGE_SPOOL_ENVELOPE '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
+    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP"
+  printf '%s' "$FORGE_SPOOL_ENVELOPE" >"$FORGE_SPOOL_TMP"
 }
 
 # forge_spool_open EVENT SOURCE: reads the payload from stdin (to EOF, at most the cap plus one byte
 # kept, the rest discarded) into a temp spool file behind its envelope. A payload longer than the
 # cap is kept as its first cap+1 bytes; the drain sees the extra byte, cuts it and marks the event
-# truncated.
+# truncated. The whole read takes at most FORGE_STDIN_SECONDS. When the payload fit in the first
+# chunk, FORGE_PAYLOAD holds all of it and FORGE_PAYLOAD_WHOLE is 1 (else both are empty). A NUL
+# byte, which no JSON text holds, is the one byte the read builtin drops.
 forge_spool_open() {
   forge_spool_begin "$1" "$2" || return 1
-  # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is killed
-  # loses it, while a head whose input ends (cat stopped) writes out all it read.
-  forge_bounded "$FORGE_STDIN_SECONDS" cat | head -c "$((FORGE_PAYLOAD_CAP + 1))" >>"$FORGE_SPOOL_TMP"
+  local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=${EPOCHREALTIME%%[.,]*}
+  local inline=$FORGE_STDIN_INLINE
+  ((inline < want)) || inline=$want
+  FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE=''
+  # Status 0: `inline` bytes came and more may follow; 1: end of input; above 128: out of time
+  # (what came is kept).
+  IFS= read -r -d '' -N "$inline" -t "$FORGE_STDIN_SECONDS" chunk
+  rc=$?
+  printf '%s' "$chunk" >>"$FORGE_SPOOL_TMP" || return 1
+  if ((rc == 1)); then
+    FORGE_PAYLOAD=$chunk FORGE_PAYLOAD_WHOLE=1
+    return 0
+  fi
+  if ((rc == 0 && inline < want)); then
+    left=$((FORGE_STDIN_SECONDS - (${EPOCHREALTIME%%[.,]*} - started)))
+    ((left >= 1)) || left=1
+    # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is
+    # killed loses it, while a head whose input ends (cat stopped) writes out all it read.
+    forge_bounded "$left" cat | head -c "$((want - inline))" >>"$FORGE_SPOOL_TMP"
+  fi
   # Whatever is left on stdin is read and dropped, so the runtime's writer never sees a broken pipe.
-  local _
   if IFS= read -r -d '' -n 1 -t 0.5 _; then
     forge_bounded "$FORGE_STDIN_DRAIN_SECONDS" cat >/dev/null
   fi

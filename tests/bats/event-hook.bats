@@ -65,6 +65,50 @@ envelope() {
   [ "$(envelope "$file" cap)" = 1048576 ]
 }
 
+@test "payloads around the 4 KiB read-builtin chunk are spooled byte for byte, with or without a final newline" {
+  for size in 1 4095 4096 4097 8192 70000; do
+    for tail in '' $'\n'; do
+      { head -c "$size" /dev/zero | tr '\0' 'y'; printf '%s' "$tail"; } >"$BATS_TEST_TMPDIR/payload"
+      hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/payload"
+      assert_promise
+      tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/payload"
+    done
+  done
+  [ "$(spool_files | wc -l)" -eq 12 ]
+}
+
+@test "the cap is exact on both sides of the chunk: cap+1 bytes kept, whether the cap is under or over 4 KiB" {
+  for cap in 10 4095 4096 5000; do
+    rm -rf "$REPO/.forge"
+    head -c 20000 /dev/zero | tr '\0' 'z' | FORGE_PAYLOAD_CAP=$cap hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+    assert_promise
+    [ "$(tail -n +2 "$(spool_files)" | wc -c)" -eq $((cap + 1)) ]
+  done
+}
+
+@test "a payload of up to 4 KiB starts no cat, head or timeout; a longer one does, and loses nothing" {
+  bin=$BATS_TEST_TMPDIR/spy-bin
+  mkdir -p "$bin"
+  for tool in cat head timeout; do
+    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
+    chmod +x "$bin/$tool"
+  done
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json"
+  assert_promise
+  [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  head -c 9000 /dev/zero | tr '\0' 'w' >"$BATS_TEST_TMPDIR/long"
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
+  assert_promise
+  grep -qx cat "$BATS_TEST_TMPDIR/started"
+  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/long"
+}
+
+@test "a NUL byte (never in JSON) is the one byte the first chunk drops; nothing after it is lost" {
+  { printf '{"a":"x'; printf '\0'; printf 'y"}'; head -c 6000 /dev/zero | tr '\0' ' '; } | hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+  assert_promise
+  { printf '{"a":"xy"}'; head -c 6000 /dev/zero | tr '\0' ' '; } | cmp - <(tail -n +2 "$(spool_files)")
+}
+
 @test "empty and non-JSON stdin are spooled as they came, for the drain to judge" {
   : | hook_run "$REPO" bash "$EVENT_HOOK" Notification
   assert_promise

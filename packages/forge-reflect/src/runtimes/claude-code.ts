@@ -42,12 +42,23 @@ const shape: ShapeRule = {
   }),
 };
 
+/**
+ * Claude Code runs the command through `sh -c`. With the mode off that shell is all it starts: the
+ * same modes as the hook's own first line (which stays the rule when a hook is run by hand) are
+ * checked in the command, and bash is started only when the kit is on; exec, so the shell does not
+ * wait as an extra process, and bash by name, so no `env` from the shebang.
+ */
+export function claudeCommand(hook: KitHook, event: string): string {
+  const args = hook === 'event' ? `${event} claude-code` : 'claude-code';
+  return `case "$REFLECTION_MODE" in solo|orchestrated) exec bash "$CLAUDE_PROJECT_DIR"/${scriptPath(hook)} ${args};; esac`;
+}
+
 export const claudeCode: RuntimeModule = {
   id: 'claude-code',
   label: 'Claude Code',
   registrationFile: (local) => (local ? SETTINGS_LOCAL : SETTINGS_SHARED),
   registrationFiles: [SETTINGS_SHARED, SETTINGS_LOCAL],
-  command: (hook: KitHook, event: string) => `"$CLAUDE_PROJECT_DIR"/${scriptPath(hook)}${hook === 'event' ? ` ${event}` : ''} claude-code`,
+  command: claudeCommand,
   handler(hook, event, timeoutSeconds) {
     return { type: 'command', command: this.command(hook, event), timeout: timeoutSeconds };
   },
