@@ -426,3 +426,45 @@ sleep 5
   run forge_reflect validate "$(last_sidecar)"
   [ "$status" -eq 0 ]
 }
+
+@test "the helper places the sidecar itself (no mv for it); a payload under 4 KiB starts no cat, head, ln or cp" {
+  bin=$BATS_TEST_TMPDIR/spy-bin
+  mkdir -p "$bin"
+  for tool in mv cat head ln cp; do
+    printf '#!/bin/sh\necho "%s $*" >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
+    chmod +x "$bin/$tool"
+  done
+  stop # the first run makes the state dir (its .gitignore is moved into place once)
+  assert_promise
+  PATH=$bin:$PATH stop
+  assert_promise
+  cat "$BATS_TEST_TMPDIR/started"
+  [ "$(sidecar_count)" -eq 2 ]
+  [ "$(jget "$(last_sidecar)" schema)" = '"reflection.v1"' ]
+  ! grep -q 'reflection\.json' "$BATS_TEST_TMPDIR/started"
+  ! grep -qE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started"
+  # Only the two spool files are moved into place by the hook: the Stop event and reflection.written.
+  [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 2 ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "the helper never replaces a taken name: a file or a planted link there stays, the sidecar stays at its temp name" {
+  helper=$KIT_ROOT/hooks/lib/reflect-helper.cjs
+  work=$BATS_TEST_TMPDIR/work
+  mkdir -p "$work"
+  printf '{"v":1}\n{"session_id":"s1","last_assistant_message":"done"}' >"$work/payload"
+  printf 'theirs\n' >"$work/taken"
+  ln -s "$work/elsewhere" "$work/planted"
+  for final in "$work/taken" "$work/planted"; do
+    rm -f "$work/out.json"
+    status=$(FORGE_H_OUT=$work/out.json FORGE_H_FINAL=$final FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD=$work/payload FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 node "$helper")
+    [ "$status" = "absent none" ]
+    [ -s "$work/out.json" ]
+  done
+  [ "$(cat "$work/taken")" = theirs ]
+  [ "$(readlink "$work/planted")" = "$work/elsewhere" ]
+  [ ! -e "$work/elsewhere" ]
+  FORGE_H_OUT=$work/new.tmp FORGE_H_FINAL=$work/new.json FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD=$work/payload FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 node "$helper" >/dev/null
+  [ ! -e "$work/new.tmp" ]
+  [ "$(jget "$work/new.json" schema)" = '"reflection.v1"' ]
+}
