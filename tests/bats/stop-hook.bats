@@ -441,8 +441,8 @@ sleep 5
   cat "$BATS_TEST_TMPDIR/started"
   [ "$(sidecar_count)" -eq 2 ]
   [ "$(jget "$(last_sidecar)" schema)" = '"reflection.v1"' ]
-  ! grep -q 'reflection\.json' "$BATS_TEST_TMPDIR/started"
-  ! grep -qE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started"
+  [ "$(grep -c 'reflection\.json' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  [ "$(grep -cE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   # Only the two spool files are moved into place by the hook: the Stop event and reflection.written.
   [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 2 ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
