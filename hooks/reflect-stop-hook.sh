@@ -45,9 +45,10 @@ work='' lock='' sidecar_tmp='' input_taken='' input=''
 # shellcheck disable=SC2329 # called from the EXIT trap
 forge_stop_cleanup() {
   local -a gone=()
-  # A self-report taken but never placed goes back where it was, unless a new one arrived meanwhile.
-  if [[ -n $input_taken && -f $input_taken ]]; then
-    if [[ -e $input || -L $input ]] || ! forge_no_links "$input"; then gone+=("$input_taken"); else mv -f -- "$input_taken" "$input"; fi
+  # A self-report taken but never placed goes back where it was, unless a new one arrived meanwhile
+  # (then it goes with the work folder, where it was taken to).
+  if [[ -n $input_taken && -f $input_taken && ! -e $input && ! -L $input ]] && forge_no_links "$input"; then
+    mv -f -- "$input_taken" "$input"
   fi
   [[ -n $sidecar_tmp && (-e $sidecar_tmp || -L $sidecar_tmp) ]] && gone+=("$sidecar_tmp")
   [[ -n ${FORGE_SPOOL_TMP:-} ]] && gone+=("$FORGE_SPOOL_TMP")

@@ -78,7 +78,10 @@ export async function run(ctx) {
       return r.ms;
     });
   // Called right after the figure's own medianOf: lastBaseline() is the node -e 0 timed between its runs.
-  const row = (what, median_ms, limit) => ({ what, median_ms, baseline_ms: lastBaseline(), ratio: median_ms / lastBaseline(), target: `<= ${limit}x`, met: median_ms / lastBaseline() <= limit });
+  const row = (what, median_ms, limit) => {
+    const ratio = median_ms / lastBaseline();
+    return { what, median_ms, baseline_ms: lastBaseline(), ratio, target: `<= ${limit}x`, met: ratio <= limit };
+  };
   const filesIn = (repo) => {
     const sidecar = execFileSync('sh', ['-c', 'ls .forge/reflections/*.reflection.json | head -n 1'], { cwd: repo, encoding: 'utf8' }).trim();
     return JSON.parse(readFileSync(join(repo, sidecar), 'utf8')).files_changed.length;

@@ -44,7 +44,8 @@
 # with fewer than 10 signals, or when a shallow clone cannot blame back as far as the window needs.
 #
 # Requirements: bash, git, Node.js >= 20, and the forge-reflect kit built (npm run build) or
-# `forge-reflect` on PATH. Offline; one `git log` pass for names and one for -U0 patches.
+# `forge-reflect` on PATH. Offline; one `git log` pass for names and one for -U0 patches, plus
+# `git blame` for lines that came in through a merge and `git diff-tree` for a --sample sheet.
 # Exit: 0 a report (whatever the verdict), 1 not a readable repository or a labels file that does
 # not match its sheet, 2 bad flags.
 set -euo pipefail

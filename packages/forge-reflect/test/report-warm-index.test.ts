@@ -66,8 +66,11 @@ describe('warm sidecar index', () => {
     expect(after.summary.by_surface.auth).toBe(1);
   });
 
-  it('does not trust a folder time within 2 s of its listing (a coarse clock could hide an added file)', () => {
-    const { report } = setup(); // the folder was written just now
+  it('does not trust a folder time less than 2 s before its listing (a coarse clock could hide an added file)', () => {
+    const { dir, report } = setup();
+    // A time later than any listing in this test, however slow the machine: never 2 s before one.
+    const later = new Date(Date.now() + 600_000);
+    utimesSync(dir, later, later);
     report();
     expect(report().index.unchanged_dirs).toBe(0);
   });

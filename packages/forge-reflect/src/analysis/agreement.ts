@@ -3,7 +3,7 @@
  * Cohen's kappa for two raters over the same categories. Pure.
  */
 
-export const Z95 = 1.959963984540054;
+import { Z95 } from './auc.js';
 
 export interface Proportion {
   k: number;

@@ -179,7 +179,8 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
     const base = { sha: c.sha, subject, at: iso(c.time), of: null };
     const own = ownRevert(c.message);
     const kind = own ? 'revert' : commitKind(c.message, mode);
-    if (!own && parseRevert(c.message) && kind !== 'fix') {
+    const quoted = !own && Boolean(parseRevert(c.message));
+    if (quoted && kind !== 'fix') {
       early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; the commit itself is no revert' });
       continue;
     }
@@ -190,7 +191,7 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
       early.push({ ...base, kind: 'fix', reason: 'dependency_bump', detail: bump });
       continue;
     }
-    if (!own && parseRevert(c.message)) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
+    if (quoted) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
     candidates.push({ commit: c, kind: kind === 'revert' ? 'revert' : 'fix', revert: own });
   }
   return { mode, commits, bySha, candidates, early, counts };

@@ -237,7 +237,8 @@ export function withLabels(report: GitHistoryReport, stats: LabelStats): GitHist
   const heuristic = { verdict: report.verdict, reason: report.reason };
   let verdict = report.verdict;
   let reason: string;
-  if (report.reason.startsWith('shallow clone')) reason = report.reason;
+  // A clone too shallow for the window (the verdict's reason is then the depth note) stays inconclusive.
+  if (report.reason === report.blame.depth) reason = report.reason;
   else if (stats.failures === 0) [verdict, reason] = ['INCONCLUSIVE', `none of the ${stats.labelled} labelled signals is a real failure`];
   else [verdict, reason] = shareVerdict(stats.self_share, `an estimated share of real failures (${stats.failures} labelled)`, 'from the labels (weighted by bucket)');
   return { ...report, verdict, reason, evidence: 'labels', labels: stats, heuristic_verdict: heuristic };

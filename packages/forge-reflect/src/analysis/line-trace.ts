@@ -89,8 +89,6 @@ export interface Attribution {
 
 export interface TraceResult {
   attributed: Attribution[];
-  /** Lines still untraced at the window's start or the history's end. */
-  before: number;
   capped: boolean;
 }
 
@@ -104,7 +102,7 @@ export function traceLines(input: TraceInput, history: TraceHistory): TraceResul
   while (cur !== undefined && path !== null && lines.length > 0) {
     const time = history.timeOf(cur);
     if (time === undefined || time < input.stopBefore) break;
-    if (++steps > input.maxSteps) return { attributed, before: lines.length, capped: true };
+    if (++steps > input.maxSteps) return { attributed, capped: true };
     const f: FileHunks | undefined = history.hunksOf(cur)?.get(path);
     if (f) {
       if (f.oldPath === null) {
@@ -141,5 +139,5 @@ export function traceLines(input: TraceInput, history: TraceHistory): TraceResul
     }
     cur = history.parentOf(cur);
   }
-  return { attributed, before: lines.length, capped: false };
+  return { attributed, capped: false };
 }

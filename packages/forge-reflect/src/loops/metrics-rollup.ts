@@ -320,7 +320,8 @@ const toolStatements = (db: Database, table: string, key: string): ToolStatement
   ),
 });
 const CALLS = "SELECT ts, id, type, CASE WHEN type = 'tool.failed' THEN tool_name END AS tool_name, CASE WHEN type = 'tool.failed' THEN payload END AS payload FROM events";
-const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
+/** The events that are tool calls (the rollups count them; metrics reads the edge hours with it). */
+export const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
 
 const prepared = new WeakMap<Database, Statements>();
 

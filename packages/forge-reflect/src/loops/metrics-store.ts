@@ -8,11 +8,10 @@ import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
 import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
-import { DenseHistogram, planWindow, type WindowPlan } from './metrics-rollup.js';
+import { CALL_TYPES, DenseHistogram, planWindow, type WindowPlan } from './metrics-rollup.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
 
-const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
 /** The window's parts (planWindow): whole days, whole hours, and the two partial edge hours from the events. */
 const DAYS = 'day >= @dayLo AND day < @dayHi';
 const HOURS_1 = 'hour >= @h1Lo AND hour < @h1Hi';
