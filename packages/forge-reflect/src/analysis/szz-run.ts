@@ -16,7 +16,7 @@ import { RS, streamGitRecords, type Commit } from './git-log.js';
 import { parseHunks, traceLines, type CommitHunks } from './line-trace.js';
 import { planEvidence, screenCommits, type Evidence, type GitHistoryOptions, type ShallowInfo } from './git-history.js';
 import type { PatchInfo } from './labels.js';
-import { parseBlamePorcelain, type BlameLineGroup } from './szz.js';
+import { parseBlamePorcelain, toRanges, type BlameLineGroup } from './szz.js';
 
 function run(repo: string, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
@@ -90,13 +90,7 @@ export async function blameMerges(repo: string, jobs: readonly MergeJob[], concu
     while (next < jobs.length) {
       const job = jobs[next++] as MergeJob;
       const args = ['blame', '--porcelain', '-w', '--root'];
-      const ranges: Array<[number, number]> = [];
-      for (const n of job.lines) {
-        const last = ranges[ranges.length - 1];
-        if (last && n <= last[1] + 1) last[1] = n;
-        else ranges.push([n, n]);
-      }
-      for (const [a, b] of ranges) args.push('-L', `${a},${b}`);
+      for (const [a, b] of toRanges(job.lines)) args.push('-L', `${a},${b}`);
       args.push(job.merge, '--', job.path);
       const r = await run(repo, args);
       if (r.code === 0) out.set(job, parseBlamePorcelain(r.stdout));

@@ -92,13 +92,7 @@ export function planBlame(files: readonly FileDiff[], caps = { files: MAX_BLAME_
     const room = caps.lines - lines;
     const take = kept.slice(0, room);
     if (take.length < kept.length) capped = true;
-    const ranges: Array<[number, number]> = [];
-    for (const d of take.map((x) => x.line).sort((a, b) => a - b)) {
-      const last = ranges[ranges.length - 1];
-      if (last && d <= last[1] + 1) last[1] = Math.max(last[1], d);
-      else ranges.push([d, d]);
-    }
-    targets.push({ path: f.oldPath, ranges, lines: take.length });
+    targets.push({ path: f.oldPath, ranges: toRanges(take.map((x) => x.line)), lines: take.length });
     lines += take.length;
   }
   return { targets, setAside, lines, added, capped };
@@ -134,4 +128,15 @@ export function parseBlamePorcelain(text: string): BlameLineGroup[] {
     else if (line.startsWith('filename ')) current.path = line.slice(9);
   }
   return [...groups.values()];
+}
+
+/** Line numbers as inclusive runs of consecutive lines ([3, 4, 5, 9] → [[3, 5], [9, 9]]), in order. */
+export function toRanges(lines: readonly number[]): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const n of [...lines].sort((a, b) => a - b)) {
+    const last = ranges[ranges.length - 1];
+    if (last && n <= last[1] + 1) last[1] = Math.max(last[1], n);
+    else ranges.push([n, n]);
+  }
+  return ranges;
 }
