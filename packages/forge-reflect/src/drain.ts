@@ -2,9 +2,10 @@
  * The drain: moves the hook spool (`<state dir>/spool/*.event`) into the event log.
  *
  * Files go in name order (= receive order), in batches: each batch is read, parsed, redacted and
- * inserted with INSERT OR IGNORE in one transaction, and its files are unlinked only after the
- * commit. A drain killed between commit and unlink leaves files whose ids are already in the log;
- * the next drain counts them as already present and unlinks them. Files that cannot be understood
+ * inserted with INSERT OR IGNORE in one transaction, and its files are removed only after the
+ * commit: unlinked, or, in a drain of many files, renamed into a trash folder that a detached `rm`
+ * removes after the drain (spool-trash.ts). A drain killed between commit and removal leaves files
+ * whose ids are already in the log; the next drain counts them as already present and removes them. Files that cannot be understood
  * move to `spool/rejected/` with a `.reason` beside them. `.tmp-*` files older than 60 s (a killed
  * hook's half-write) are removed.
  *
@@ -19,6 +20,7 @@ import { isBusyError, openEventLog, type EventLog, type EventRow } from './event
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
+import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
@@ -55,6 +57,10 @@ export interface DrainOptions {
   warn?: Warn;
   now?: () => number;
   lock?: LockOptions;
+  /** A drain of at least this many files moves them into a trash folder instead of unlinking each (default 256). */
+  trashFrom?: number;
+  /** Removes the trash folders after the drain (default: a detached `rm -rf`, see spool-trash.ts). */
+  removeTrash?: (dirs: readonly string[]) => void;
 }
 
 function emptyCounts(): DrainCounts {
@@ -195,6 +201,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     counts.locked = true;
     return counts;
   }
+  const trash = staleTrash(spool, names, now());
   try {
     counts.removedTemp = removeStaleTemps(spool, temps, now());
     if (events.length === 0) return counts;
@@ -206,6 +213,22 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       if (!isBusyError(error)) throw error;
       counts.busy = true;
       return counts;
+    }
+    let remove = (name: string): void => unlinkQuietly(join(spool, name));
+    if (events.length >= (options.trashFrom ?? DEFAULT_TRASH_FROM)) {
+      try {
+        const dir = createTrash(spool, now());
+        trash.push(dir);
+        remove = (name) => {
+          try {
+            renameSync(join(spool, name), join(dir, name));
+          } catch {
+            unlinkQuietly(join(spool, name));
+          }
+        };
+      } catch {
+        // no trash folder: unlink each
+      }
     }
     try {
       const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
@@ -237,13 +260,14 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         }
         counts.drained += result.inserted;
         counts.alreadyPresent += result.ignored;
-        for (const name of done) unlinkQuietly(join(spool, name));
+        for (const name of done) remove(name);
       }
     } finally {
       if (options.log === undefined) log.close();
     }
   } finally {
     lock.release();
+    if (trash.length > 0) (options.removeTrash ?? removeInBackground)(trash);
   }
   return counts;
 }

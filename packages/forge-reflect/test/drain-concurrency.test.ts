@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog } from '../src/event-log.js';
+import { TRASH_PREFIX } from '../src/spool-trash.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -39,10 +40,11 @@ for (let i = 0; i < count; i++) {
 
 const DRAINER = `
 import { existsSync } from 'node:fs';
-const [drainUrl, stateDir, doneFlag, takeLock] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4] === 'lock'];
+const [drainUrl, stateDir, doneFlag, takeLock, trashFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4] === 'lock', Number(process.argv[5])];
 const { drainSpool } = await import(drainUrl);
 // without the lock the drains really overlap: the log must stay right on its own
-const options = { batchSize: 50, lock: { take: takeLock } };
+// with trashFrom 1 every drain moves what it committed into a trash folder (kept here, to be checked)
+const options = { batchSize: 50, lock: { take: takeLock }, trashFrom, removeTrash: () => {} };
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const total = { drained: 0, alreadyPresent: 0, rejected: 0, locked: 0, busy: 0, runs: 0 };
 const add = (c) => { total.drained += c.drained; total.alreadyPresent += c.alreadyPresent; total.rejected += c.rejected; total.locked += c.locked ? 1 : 0; total.busy += c.busy ? 1 : 0; total.runs++; };
@@ -54,6 +56,15 @@ while (!existsSync(doneFlag)) {
 add(drainSpool(stateDir, options));
 process.stdout.write(JSON.stringify(total));
 `;
+
+function loggedIds(stateDir: string): string[] {
+  const log = openEventLog(stateDir);
+  try {
+    return log.db.prepare('SELECT id FROM events').pluck().all() as string[];
+  } finally {
+    log.close();
+  }
+}
 
 interface Finished {
   code: number | null;
@@ -74,9 +85,11 @@ function run(args: string[]): Promise<Finished> {
 }
 
 describe.each([
-  ['drains that respect the lock', 'lock'],
-  ['drains that skip the lock and overlap', 'no-lock'],
-])('concurrent writers and %s', (_mode, takeLock) => {
+  ['drains that respect the lock and unlink', 'lock', 1e9],
+  ['drains that skip the lock, overlap and unlink', 'no-lock', 1e9],
+  ['drains that respect the lock and move files to trash', 'lock', 1],
+  ['drains that skip the lock, overlap and move files to trash', 'no-lock', 1],
+])('concurrent writers and %s', (_mode, takeLock, trashFrom) => {
   it(`stores exactly ${WRITERS * PER_WRITER} rows from ${WRITERS} writers x ${PER_WRITER} files with ${DRAINERS} drains running`, async () => {
     const drainJs = join(DIST, 'drain.js');
     if (!existsSync(drainJs)) throw new Error(`${drainJs} is missing: run \`npx tsc -b\` before this suite`);
@@ -85,7 +98,7 @@ describe.each([
     const doneFlag = join(stateDir, 'writers-done');
 
     const drainers = Array.from({ length: DRAINERS }, () =>
-      run(['--input-type=module', '-e', DRAINER, pathToFileURL(drainJs).href, stateDir, doneFlag, takeLock]),
+      run(['--input-type=module', '-e', DRAINER, pathToFileURL(drainJs).href, stateDir, doneFlag, takeLock, String(trashFrom)]),
     );
     const writers = Array.from({ length: WRITERS }, (_, w) => run(['--input-type=module', '-e', WRITER, spool, String(PER_WRITER), String(w)]));
     const written = await Promise.all(writers);
@@ -101,7 +114,7 @@ describe.each([
       expect(total.rejected).toBe(0);
       byDrainers += total.drained;
     }
-    const last = drainSpool(stateDir, { warn: () => {} });
+    const last = drainSpool(stateDir, { warn: () => {}, removeTrash: () => {} });
     expect(last.rejected).toBe(0);
     expect(byDrainers + last.drained).toBe(WRITERS * PER_WRITER);
 
@@ -115,6 +128,11 @@ describe.each([
       log.close();
     }
     expect(spoolEventFiles(stateDir)).toEqual([]);
-    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME)).toEqual([]);
+    const trash = readdirSync(spool).filter((n) => n.startsWith(TRASH_PREFIX));
+    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME && !trash.includes(n))).toEqual([]);
+    // Only committed files were moved aside: every file in a trash folder has its row.
+    const logged = new Set(loggedIds(stateDir));
+    const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
+    expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog } from '../src/event-log.js';
+import { TRASH_PREFIX } from '../src/spool-trash.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -27,11 +28,12 @@ const KILLS = 24;
 const POINTS = ['before-batch', 'in-transaction', 'after-commit', 'mid-unlink'] as const;
 type Point = (typeof POINTS)[number];
 
-// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k
+// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k, trashFrom
+// "mid-unlink" is the removal of the batch's files: unlinks, or renames into the trash folder.
 const DRAINER = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-const [drainUrl, logUrl, stateDir, point, nth, k] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6])];
+const [drainUrl, logUrl, stateDir, point, nth, k, trashFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7])];
 const die = () => process.kill(process.pid, 'SIGKILL');
 let unlinking = false;
 let unlinked = 0;
@@ -39,6 +41,11 @@ const unlink = fs.unlinkSync;
 fs.unlinkSync = (path, ...rest) => {
   if (unlinking && String(path).endsWith('.event') && ++unlinked > k) die();
   return unlink(path, ...rest);
+};
+const rename = fs.renameSync;
+fs.renameSync = (from, to, ...rest) => {
+  if (unlinking && String(to).includes('${TRASH_PREFIX}') && ++unlinked > k) die();
+  return rename(from, to, ...rest);
 };
 syncBuiltinESMExports();
 const { openEventLog } = await import(logUrl);
@@ -57,13 +64,13 @@ const faulty = { ...log, insertBatch(rows) {
   if (here && point === 'mid-unlink') unlinking = true;
   return result;
 } };
-drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {} });
+drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, trashFrom, removeTrash: () => {} });
 `;
 
-function drainAndDie(stateDir: string, point: Point, batch: number, k: number): Promise<NodeJS.Signals | null> {
+function drainAndDie(stateDir: string, point: Point, batch: number, k: number, trashFrom: number): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(trashFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -85,7 +92,10 @@ function leftBoth(point: Point, k: number): number {
   return 0; // killed before the commit: the transaction rolled back as a whole
 }
 
-describe('the drain SIGKILLed at each point of a batch', () => {
+describe.each([
+  ['unlinks', 1e9],
+  ['moves them into a trash folder', 1],
+])('the drain SIGKILLed at each point of a batch, as it removes files it %s', (_how, trashFrom) => {
   it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
     const state = tempDir();
     const ids: string[] = [];
@@ -100,7 +110,7 @@ describe('the drain SIGKILLed at each point of a batch', () => {
       const batch = 1 + (kill % 3);
       const k = 1 + ((kill * 7) % (BATCH - 1));
       const before = loggedIds(state).length;
-      expect(await drainAndDie(state, point, batch, k), `${point} of batch ${batch}`).toBe('SIGKILL');
+      expect(await drainAndDie(state, point, batch, k, trashFrom), `${point} of batch ${batch}`).toBe('SIGKILL');
       const logged = loggedIds(state);
       const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
       const inLog = new Set(logged);
@@ -110,11 +120,18 @@ describe('the drain SIGKILLed at each point of a batch', () => {
       expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
       expect(logged.length).toBeGreaterThan(before); // batches before the fault committed
     }
-    const last = drainSpool(state, { warn: () => {} });
+    const last = drainSpool(state, { warn: () => {}, trashFrom, removeTrash: () => {} });
     expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
     expect(last.alreadyPresent).toBe(leftBoth(POINTS[(KILLS - 1) % POINTS.length] as Point, 1 + (((KILLS - 1) * 7) % (BATCH - 1))));
     expect(spoolEventFiles(state)).toEqual([]);
     expect(loggedIds(state)).toEqual(all); // exactly once: ids are unique and all there
-    expect(readdirSync(join(state, 'spool')).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME)).toEqual([]);
+    const spool = join(state, 'spool');
+    const trash = readdirSync(spool).filter((n) => n.startsWith(TRASH_PREFIX));
+    expect(trash.length > 0).toBe(trashFrom === 1);
+    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME && !trash.includes(n))).toEqual([]);
+    // A file reaches the trash only after its row is committed: each trashed id is in the log.
+    const logged = new Set(loggedIds(state));
+    const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
+    expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
   }, 120_000);
 });
