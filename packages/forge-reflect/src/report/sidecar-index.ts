@@ -10,7 +10,7 @@
  * ticks coarsely: a file added in the same tick as the listing could leave the time unchanged). A
  * sidecar edited in place, without a rename, is re-read the next time its folder changes.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Database } from '../event-log.js';
 import { recordFromText, type SidecarRecord } from './sidecar-record.js';
@@ -38,32 +38,49 @@ export function normalizeTimestamp(ts: string): string {
   return `${m[1]}.${(m[2] ?? '').padEnd(6, '0').slice(0, 6)}Z`;
 }
 
+/** A sidecar found in a folder listing; its size and time are known once it was stat'ed or read. */
 interface Listed {
   path: string;
   size: number;
   mtimeNs: string;
 }
 
-function listSidecars(dir: string): Listed[] {
+/**
+ * The sidecars of a folder: the paths present, and those to read (new, or changed in size or time).
+ * A file the index already knows is stat'ed, to tell whether it changed; a new one is not: reading
+ * it gives its size and time (readSidecar), so a cold index costs one open per file, no extra stat.
+ */
+function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mtime_ns: string }>): { present: Set<string>; changed: string[]; unchanged: number } {
+  const present = new Set<string>();
+  const changed: string[] = [];
+  let unchanged = 0;
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return [];
+    return { present, changed, unchanged };
   }
-  const out: Listed[] = [];
   for (const name of names) {
     if (!isSidecarName(name)) continue;
     const path = join(dir, name);
+    const old = known.get(path);
+    if (old === undefined) {
+      present.add(path);
+      changed.push(path);
+      continue;
+    }
     try {
       const stats = statSync(path);
+      if (!stats.isFile()) continue;
+      present.add(path);
       // mtimeMs keeps sub-millisecond digits; as text it is an exact key for "changed since".
-      if (stats.isFile()) out.push({ path, size: stats.size, mtimeNs: String(stats.mtimeMs) });
+      if (old.size === stats.size && old.mtime_ns === String(stats.mtimeMs)) unchanged++;
+      else changed.push(path);
     } catch {
       // vanished between readdir and stat: it is simply not listed
     }
   }
-  return out;
+  return { present, changed, unchanged };
 }
 
 /** The folder's modification time in ms (sub-millisecond digits kept), or undefined when it cannot be read. */
@@ -76,14 +93,55 @@ function folderMtime(dir: string): number | undefined {
   }
 }
 
-function readRecord(path: string): SidecarRecord {
-  let text: string;
+/** One buffer for every sidecar read (grown to the largest): the text is decoded before the next read. */
+let readBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A sidecar's record with the size and time of exactly the file that was read (one open, one
+ * fstat), or undefined when it is gone or not a regular file.
+ */
+function readSidecar(path: string): { listed: Listed; record: SidecarRecord } | undefined {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch (error) {
-    return { ...recordFromText(path, ''), error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    let listed: Listed = { path, size: 0, mtimeNs: '0' };
+    try {
+      const stats = statSync(path);
+      if (!stats.isFile()) return undefined;
+      listed = { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
+    } catch {
+      // no stats either: recorded as 0, so it is tried again
+    }
+    return { listed, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
   }
-  return recordFromText(path, text);
+  let listed: Listed | undefined;
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    listed = { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
+    if (readBuffer.length < stats.size + 1) readBuffer = Buffer.allocUnsafe(stats.size + 1);
+    let filled = 0;
+    // Up to the end of the file, whatever its size now (a file still growing is read as it is).
+    for (;;) {
+      if (filled === readBuffer.length) {
+        const bigger = Buffer.allocUnsafe(readBuffer.length * 2);
+        readBuffer.copy(bigger, 0, 0, filled);
+        readBuffer = bigger;
+      }
+      const n = readSync(fd, readBuffer, filled, readBuffer.length - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    return { listed, record: recordFromText(path, readBuffer.toString('utf8', 0, filled)) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { listed: listed ?? { path, size: 0, mtimeNs: '0' }, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface IndexOptions {
@@ -115,31 +173,35 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
       counts.files += Number(indexed.get(dir));
       continue;
     }
-    const listed = listSidecars(dir);
-    counts.files += listed.length;
     const before = new Map<string, { size: number; mtime_ns: string }>();
     for (const row of known.all(dir) as Array<{ path: string; size: number; mtime_ns: string }>) before.set(row.path, row);
-    const changed = listed.filter((f) => {
-      const old = before.get(f.path);
-      return old === undefined || old.size !== f.size || old.mtime_ns !== f.mtimeNs;
-    });
-    const present = new Set(listed.map((f) => f.path));
+    const { present, changed, unchanged } = listSidecars(dir, before);
     const vanished = [...before.keys()].filter((p) => !present.has(p));
+    let read = 0;
+    // (what goes between the listing and its read joins `vanished` below)
     db.transaction(() => {
-      changed.forEach((f, i) => {
-        const r = readRecord(f.path);
+      changed.forEach((path, i) => {
+        const got = readSidecar(path);
+        if (options.onProgress && (i + 1) % 500 === 0) options.onProgress(i + 1, changed.length);
+        if (got === undefined) {
+          // gone (or no longer a file) since the listing
+          if (before.has(path)) vanished.push(path);
+          return;
+        }
+        const { listed: f, record: r } = got;
+        read++;
         upsert.run(
           f.path, dir, f.size, f.mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
           r.task_ref, r.agent, r.session_id, r.repo, r.surface, r.score, bool(r.needs_review), r.confidence,
           bool(r.degraded), r.mode, r.attempt, JSON.stringify(r.files),
         );
-        if (options.onProgress && (i + 1) % 500 === 0) options.onProgress(i + 1, changed.length);
       });
       for (const path of vanished) remove.run(path);
       if (dirMtime === undefined) dropMark.run(dir);
       else setMark.run(dir, String(dirMtime), listedAt);
     })();
-    counts.read += changed.length;
+    counts.files += unchanged + read;
+    counts.read += read;
     counts.removed += vanished.length;
   }
   return counts;
