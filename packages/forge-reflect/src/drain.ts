@@ -5,9 +5,9 @@
  * inserted with INSERT OR IGNORE in one transaction, and its files are removed only after the
  * commit: unlinked, or, in a drain of many files, renamed into a trash folder that a detached `rm`
  * removes after the drain (spool-trash.ts). A drain killed between commit and removal leaves files
- * whose ids are already in the log; the next drain counts them as already present and removes them. Files that cannot be understood
- * move to `spool/rejected/` with a `.reason` beside them. `.tmp-*` files older than 60 s (a killed
- * hook's half-write) are removed.
+ * whose ids are already in the log; the next drain counts them as already present and removes
+ * them. Files that cannot be understood move to `spool/rejected/` with a `.reason` beside them.
+ * `.tmp-*` files older than 60 s (a killed hook's half-write) are removed.
  *
  * One drain at a time (see drain-lock.ts); a drain that finds the lock held returns at once. A
  * busy database never surfaces: the drain stops and leaves the rest for the next one.
