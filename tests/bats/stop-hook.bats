@@ -267,11 +267,12 @@ JSON
 @test "SIGKILL in mid-run leaves no partial sidecar, and the next run works despite its lock" {
   fake="$BATS_TEST_TMPDIR/slow-git"
   mkdir -p "$fake"
-  printf '#!/bin/sh\nsleep 30\n' >"$fake/git" && chmod +x "$fake/git"
+  # The fake git says when the hook has reached it, then hangs: the kill lands inside the git step.
+  printf '#!/bin/sh\n: >"%s/git-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
-  for _ in $(seq 50); do [ -d "$REPO/.forge/locks" ] && break; sleep 0.1; done
-  sleep 0.3
+  for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/git-started" ] && break; sleep 0.05; done
+  [ -e "$BATS_TEST_TMPDIR/git-started" ]
   kill -9 "$victim"
   wait "$victim" || true
   pkill -9 -f "$fake/git" || true
@@ -365,11 +366,12 @@ sleep 5
   echo '{"confidence":0.6,"most_likely_wrong":{"surface":"test","description":"flaky"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
   fake="$BATS_TEST_TMPDIR/slow-node"
   mkdir -p "$fake"
-  printf '#!/bin/sh\nsleep 30\n' >"$fake/node" && chmod +x "$fake/node"
+  # The fake node says when the hook has reached it (the self-report is taken by then), then hangs.
+  printf '#!/bin/sh\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
-  for _ in $(seq 100); do [ ! -e "$REPO/.forge/reflection-input.json" ] && break; sleep 0.05; done
-  sleep 0.2
+  for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/node-started" ] && break; sleep 0.05; done
+  [ -e "$BATS_TEST_TMPDIR/node-started" ]
   kill -9 "$victim"
   wait "$victim" || true
   pkill -9 -f "$fake/node" || true
@@ -398,12 +400,16 @@ sleep 5
 }
 
 @test "the Stop hook starts a drain when the CLI is reachable, without waiting for it or lending it stdout" {
+  # A CLI that waits at a gate (a FIFO) until this test opens it, or gives up after 60 s. A hook that
+  # waited for it would return only once it gave up, and the gate would then find no one there.
   slow="$BATS_TEST_TMPDIR/slow-cli"
-  printf '#!/bin/sh\nsleep 5\necho "drain output must not reach the hook"\n' >"$slow" && chmod +x "$slow"
-  start=$SECONDS
+  gate="$BATS_TEST_TMPDIR/gate"
+  mkfifo "$gate"
+  printf '#!/bin/sh\ntimeout 60 sh -c %s\necho "drain output must not reach the hook"\n' "'read -r _ <\"$gate\"'" >"$slow" && chmod +x "$slow"
   FORGE_REFLECT_CLI=$slow stop
   assert_promise
-  [ $((SECONDS - start)) -lt 4 ]
+  # The hook did start it: it is there, waiting at the gate (opening a FIFO waits for its reader).
+  timeout 10 sh -c 'printf "go\n" >"$1"' _ "$gate"
   FORGE_REFLECT_CLI="$KIT_ROOT/packages/forge-reflect/bin/forge-reflect.js" stop
   assert_promise
   for _ in $(seq 100); do
