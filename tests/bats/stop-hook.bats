@@ -409,6 +409,7 @@ sleep 5
   FORGE_REFLECT_CLI=$slow stop
   assert_promise
   # The hook did start it: it is there, waiting at the gate (opening a FIFO waits for its reader).
+  # shellcheck disable=SC2016 # $1 is the inner sh's
   timeout 10 sh -c 'printf "go\n" >"$1"' _ "$gate"
   FORGE_REFLECT_CLI="$KIT_ROOT/packages/forge-reflect/bin/forge-reflect.js" stop
   assert_promise
