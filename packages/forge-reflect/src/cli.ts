@@ -41,6 +41,20 @@ export function joinDashValues(argv: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * yargs renders a command's whole help text right after starting the command, in case the command
+ * later asks for it (~15 ms of every run here). None of ours does: a usage error names its fix and
+ * points at `--help`, which yargs renders on its own. So that early rendering is switched off.
+ * Reaches into yargs' internal usage object; if yargs ever changes its shape, nothing is switched
+ * off and nothing breaks.
+ */
+export function skipEarlyHelpRendering(parser: Argv): Argv {
+  const internal = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: unknown } } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (usage !== undefined && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+  return parser;
+}
+
 function buildParser(argv: string[]): Argv {
   const { options, operands } = splitAtDoubleDash(joinDashValues(argv));
   let parser = yargs(options)
@@ -56,6 +70,7 @@ function buildParser(argv: string[]): Argv {
     .fail((message, error) => {
       throw error ?? usageError(oneLine(message, argv));
     });
+  skipEarlyHelpRendering(parser);
   for (const spec of COMMANDS) {
     parser = parser.command(
       operands === undefined ? spec.command : withOptionalPositionals(spec.command),
