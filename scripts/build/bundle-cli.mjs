@@ -21,6 +21,8 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
+  // yargs imports node:assert for two checks; assert-lite.mjs has them without the module's start cost.
+  alias: { assert: join(root, 'scripts/build/assert-lite.mjs') },
   // yargs's ESM build and ajv are CommonJS in places: give the bundle a real `require`.
   banner: { js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);" },
   logLevel: 'warning',
