@@ -434,10 +434,10 @@ sleep 5
   [ "$status" -eq 0 ]
 }
 
-@test "the helper places the sidecar itself (no mv for it); a payload under 4 KiB starts no cat, head, ln or cp" {
+@test "the helper places the sidecar itself (no mv for it); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files" {
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
-  for tool in mv cat head ln cp; do
+  for tool in mv cat head ln cp mkdir rm; do
     printf '#!/bin/sh\necho "%s $*" >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
@@ -450,6 +450,9 @@ sleep 5
   [ "$(jget "$(last_sidecar)" schema)" = '"reflection.v1"' ]
   [ "$(grep -c 'reflection\.json' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   [ "$(grep -cE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  # The run's temp files are plain names in the state dir (no folder to make) and the helper removes
+  # what it read once the sidecar stands (nothing left for an rm).
+  [ "$(grep -cE '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   # Only the two spool files are moved into place by the hook: the Stop event and reflection.written.
   [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 2 ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
@@ -474,4 +477,14 @@ sleep 5
   FORGE_H_OUT=$work/new.tmp FORGE_H_FINAL=$work/new.json FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD=$work/payload FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 node "$helper" >/dev/null
   [ ! -e "$work/new.tmp" ]
   [ "$(jget "$work/new.json" schema)" = '"reflection.v1"' ]
+}
+
+@test "a self-report left in a killed run's temp folder (the layout of older versions) is given back and merged" {
+  mkdir -p "$REPO/.forge/.tmp-stop-999999-7"
+  echo '{"confidence":0.4,"most_likely_wrong":{"surface":"test","description":"old layout"},"known_not_in_diff":null}' >"$REPO/.forge/.tmp-stop-999999-7/input.json"
+  printf 'x' >"$REPO/.forge/.tmp-stop-999999-7.status"
+  stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" confidence)" = 0.4 ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }

@@ -9,8 +9,10 @@
  * when it is free (then the temp name is removed), and one status line on stdout:
  * `<ok|absent|invalid> <answer|file|none> [reason]`: what became of the self-report, and where it
  * came from (the final answer's `reflection` block, the self-report file, or neither). A refused
- * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. Exit 0 only when the
- * sidecar was written.
+ * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. With
+ * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
+ * removed once the sidecar is in place, saving the hook an `rm`. Exit 0 only when the sidecar was
+ * written.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { REFLECTION_MODES, type ReflectionMode } from '@forge-reflect/reflection-types';
@@ -195,7 +197,18 @@ function main(env: NodeJS.ProcessEnv): number {
   // a status and a sidecar still to place, never a placed sidecar without its status.
   writeSync(1, `${built.selfReport} ${chosen.source}${reason ? ` ${reason}` : ''}\n`);
   if (env.FORGE_H_FINAL) placeSidecar(out, env.FORGE_H_FINAL);
+  // Last: until the sidecar stands, the hook's bash fallback may still need these.
+  if (env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
   return 0;
+}
+
+function removeQuietly(path: string | undefined): void {
+  if (!path) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // not there (no commits were listed, say): nothing to remove
+  }
 }
 
 /**
