@@ -114,6 +114,12 @@ forge_fallback_sidecar() {
   local out=$1 path record json_files='' first=1 threshold more=''
   local -a files=()
   local -A seen=()
+  # The lists git wrote must still be there: without them the floor would see no file and say "no
+  # review". Gone (removed by a helper that was stopped after placing nothing): blind, fail closed.
+  if [[ $git_ok == 1 && (! -f $work.status || (-n $committed_expected && ! -f $work.committed)) ]]; then
+    git_ok=0
+    blind_reason='the list of changed files was gone before the bash fallback could read it'
+  fi
   if [[ $git_ok == 1 ]]; then
     # The same rule as the helper's (src/sidecar/git-status.ts): `? path`; `1 XY` + 7 fields + path
     # when the work tree differs (Y), or, against HEAD, also when staged (X); `u` + 9 fields + path.
@@ -244,14 +250,15 @@ work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
 for part in "${WORK_PARTS[@]}"; do
   forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
 done
-payload_ok=''
+# A payload that cannot be written only costs the self-report in the answer: the run goes on.
 if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
-  printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload" && payload_ok=1
+  printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload"
 elif [[ -n $work ]]; then
-  { ln -- "$FORGE_SPOOL_TMP" "$work.payload" || cp -- "$FORGE_SPOOL_TMP" "$work.payload"; } 2>/dev/null && payload_ok=1
+  # cat, not cp: the redirection is under noclobber, so nothing is written through a planted name.
+  ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
 fi
 forge_spool_commit
-[[ -n $payload_ok ]] || exit 0
+[[ -n $work ]] || exit 0
 
 forge_take_lock "stop-$safe_session" || exit 0
 
@@ -268,7 +275,7 @@ fi
 [[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
 
 # What git says the session changed (below: one `git status`).
-git_ok=0 repo='' branch='' head='' listing_note='' blind_reason=''
+git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected=''
 git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
 if [[ -z $FORGE_ROOT ]]; then
   blind_reason='not inside a git work tree, so the changed files could not be listed'
@@ -299,6 +306,7 @@ else
     if [[ $status_base == head ]]; then
       listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
       if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
+        committed_expected=1
         forge_git diff --name-only -z --no-renames "$recorded" "$head" -- >"$work.committed" || git_ok=0
       fi
     fi

@@ -10,6 +10,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// yargs imports node:assert for two checks; assert-lite.mjs has them without that module's start
+// cost. Only yargs' own import is redirected: anything else that imports assert gets the real one.
+const yargsAssertLite = {
+  name: 'yargs-assert-lite',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (args.importer.includes('/node_modules/yargs/') ? { path: join(root, 'scripts/build/assert-lite.mjs') } : undefined));
+  },
+};
 const outdir = join(root, 'packages/forge-reflect/dist-bundle');
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -21,8 +30,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
-  // yargs imports node:assert for two checks; assert-lite.mjs has them without the module's start cost.
-  alias: { assert: join(root, 'scripts/build/assert-lite.mjs') },
+  plugins: [yargsAssertLite],
   // yargs's ESM build and ajv are CommonJS in places: give the bundle a real `require`.
   banner: { js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);" },
   logLevel: 'warning',

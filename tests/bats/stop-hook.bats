@@ -451,8 +451,13 @@ sleep 5
   [ "$(grep -c 'reflection\.json' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   [ "$(grep -cE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   # The run's temp files are plain names in the state dir (no folder to make) and the helper removes
-  # what it read once the sidecar stands (nothing left for an rm).
-  [ "$(grep -cE '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  # what it read once the sidecar stands (nothing left for an rm). Without flock(1) the session lock
+  # is a folder: its mkdir and rm are the only ones.
+  if command -v flock >/dev/null; then
+    [ "$(grep -cE '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  else
+    [ "$(grep -E '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started" | grep -vc '/locks/')" -eq 0 ]
+  fi
   # Only the two spool files are moved into place by the hook: the Stop event and reflection.written.
   [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 2 ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
@@ -486,5 +491,21 @@ sleep 5
   stop
   assert_promise
   [ "$(jget "$(last_sidecar)" confidence)" = 0.4 ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "the bash fallback fails closed when the changed-file list is gone (a helper stopped after removing its inputs)" {
+  echo x >"$REPO/new.md"
+  fake=$BATS_TEST_TMPDIR/eraser
+  mkdir -p "$fake"
+  # A helper that removes what it was given and dies before writing anything.
+  # shellcheck disable=SC2016 # expanded by the fake node, not here
+  printf '#!/bin/sh\nrm -f "$FORGE_H_STATUS" "$FORGE_H_PAYLOAD"\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  PATH="$fake:$PATH" stop
+  assert_promise
+  file=$(last_sidecar)
+  [ "$(jget "$file" risk.needs_review)" = true ]
+  [[ "$(jget "$file" risk.reason)" == *"gone before the bash fallback could read it"* ]]
+  [ "$(jget "$file" provenance.degraded)" = true ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }

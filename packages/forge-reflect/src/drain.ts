@@ -267,7 +267,13 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     }
   } finally {
     lock.release();
-    if (trash.length > 0) (options.removeTrash ?? removeInBackground)(trash);
+    if (trash.length > 0) {
+      try {
+        (options.removeTrash ?? removeInBackground)(trash);
+      } catch {
+        // what is left is removed by a later drain (spool-trash.ts): this drain's result stands
+      }
+    }
   }
   return counts;
 }

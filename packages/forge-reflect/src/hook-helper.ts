@@ -11,8 +11,8 @@
  * came from (the final answer's `reflection` block, the self-report file, or neither). A refused
  * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
- * removed once the sidecar is in place, saving the hook an `rm`. Exit 0 only when the sidecar was
- * written.
+ * removed once it has placed the sidecar under its final name, saving the hook an `rm`. Exit 0
+ * only when the sidecar was written.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { REFLECTION_MODES, type ReflectionMode } from '@forge-reflect/reflection-types';
@@ -196,9 +196,10 @@ function main(env: NodeJS.ProcessEnv): number {
   // The status goes out before the sidecar is placed: a helper stopped in between leaves the hook
   // a status and a sidecar still to place, never a placed sidecar without its status.
   writeSync(1, `${built.selfReport} ${chosen.source}${reason ? ` ${reason}` : ''}\n`);
-  if (env.FORGE_H_FINAL) placeSidecar(out, env.FORGE_H_FINAL);
-  // Last: until the sidecar stands, the hook's bash fallback may still need these.
-  if (env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
+  const placed = env.FORGE_H_FINAL ? placeSidecar(out, env.FORGE_H_FINAL) : false;
+  // Last, and only once the sidecar stands under its final name: until then the hook's bash
+  // fallback may still need these (a sidecar left at its temp name is the hook's to place).
+  if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
   return 0;
 }
 
@@ -216,13 +217,14 @@ function removeQuietly(path: string | undefined): void {
  * name is taken (a file or a planted link is never replaced nor followed), then the temp name goes.
  * When links are refused (a file system without them), the temp file stays for the hook to move.
  */
-function placeSidecar(temp: string, final: string): void {
+function placeSidecar(temp: string, final: string): boolean {
   try {
     linkSync(temp, final);
   } catch {
-    return;
+    return false;
   }
   unlinkSync(temp);
+  return true;
 }
 
 try {

@@ -4,10 +4,11 @@
  * Removing a small file costs far more than renaming it when the file system frees its blocks
  * slowly: on this project's ext4 (mounted with `discard`) an unlink took ~300 µs and a rename
  * ~20 µs, so unlinking was three quarters of a 10,000-file drain. A drain of many files therefore
- * renames each committed file into a folder of its own (`spool/.drained-<pid>-<time>`), and one
- * detached `rm -rf` removes that folder after the drain has returned. Nothing is lost or doubled:
- * a file moves only after its row is committed, and a folder there is never read again.
- * A folder left by a killed `rm` is removed by a later drain once it is an hour old.
+ * renames each committed file into a folder of its own (`spool/.drained-<pid>-<ms>-<random>`), and
+ * one detached `rm -rf` removes that folder after the drain has returned. Nothing is lost or
+ * doubled: a file moves only after its row is committed, and a folder there is never read again.
+ * A folder left by a killed `rm` is removed, once it is an hour old, by a later drain that finds
+ * files to drain.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
@@ -56,17 +57,15 @@ export function staleTrash(spool: string, names: readonly string[], now: number)
 export function removeInBackground(dirs: readonly string[]): ChildProcess | undefined {
   if (dirs.length === 0) return undefined;
   const removeHere = (): void => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    try {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // left for a later drain (staleTrash): the drain itself is done
+    }
   };
   try {
     const child = spawn('rm', ['-rf', '--', ...dirs], { detached: true, stdio: 'ignore' });
-    child.on('error', () => {
-      try {
-        removeHere();
-      } catch {
-        // left for a later drain (staleTrash)
-      }
-    });
+    child.on('error', removeHere);
     child.unref();
     return child;
   } catch {

@@ -134,5 +134,7 @@ describe.each([
     const logged = new Set(loggedIds(stateDir));
     const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
     expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
+    // With trashFrom 1 every drained file went to a trash folder: all of them are there.
+    expect(trashed.length).toBe(trashFrom === 1 ? WRITERS * PER_WRITER : 0);
   });
 });

@@ -44,8 +44,10 @@ describe('a drain of many files', () => {
     expect(readdirSync(trash).sort()).toEqual([...names].sort());
     expect(readdirSync(join(stateDir, 'spool')).sort()).toEqual([DRAIN_LOCK_NAME, trash.split('/').pop()].sort());
     expect(storedToolUseIds(stateDir)).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`).sort());
-    // What is in the trash is never read again.
-    expect(drainSpool(stateDir, { ...quiet, trashFrom: 10, removeTrash: () => handed.push(['again']) })).toMatchObject({ drained: 0, alreadyPresent: 0 });
+    // What is in the trash is never read again: a later drain (with one new file, so it runs) sees
+    // only that file, not the twelve already drained.
+    writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 'late' }), event: 'PostToolUse' });
+    expect(drainSpool(stateDir, { ...quiet, trashFrom: 10, removeTrash: () => handed.push(['again']) })).toMatchObject({ drained: 1, alreadyPresent: 0, rejected: 0 });
     expect(handed).toHaveLength(1);
   });
 

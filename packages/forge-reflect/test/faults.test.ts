@@ -133,5 +133,8 @@ describe.each([
     const logged = new Set(loggedIds(state));
     const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
     expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
+    // With trashFrom 1 every file ends in exactly one trash folder, whichever drain moved it.
+    expect(trashed.length).toBe(trashFrom === 1 ? EVENTS : 0);
+    expect(new Set(trashed).size).toBe(trashed.length);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 // What the sidecar index does with each file: a new file is opened once (its size and time come
 // from that open, no separate stat); a known one is stat'ed and read only when it changed; an
 // entry that is not a regular file is never indexed, and one that stops being a file is dropped.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -60,8 +61,13 @@ describe('the sidecar index, file by file', () => {
   it('stats known files and reads only the one that changed', () => {
     const { dir, log } = setup(3);
     try {
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      fs.utimesSync(dir, hourAgo, hourAgo);
       indexSidecars(log.db, [dir]);
       fs.writeFileSync(join(dir, '1-s.reflection.json'), `${sidecar(1)}\n\n`);
+      // An edit in place leaves the folder's time alone: give it a new one, as a rename into it would.
+      const halfAnHourAgo = new Date(Date.now() - 1_800_000);
+      fs.utimesSync(dir, halfAnHourAgo, halfAnHourAgo);
       vi.mocked(fs.statSync).mockClear();
       vi.mocked(fs.openSync).mockClear();
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 3, unchanged_dirs: 0, read: 1, removed: 0 });
@@ -81,6 +87,27 @@ describe('the sidecar index, file by file', () => {
       fs.mkdirSync(join(dir, '0-s.reflection.json'));
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 1, unchanged_dirs: 0, read: 0, removed: 1 });
       expect(log.db.prepare('SELECT path FROM sidecars').pluck().all()).toEqual([join(dir, '1-s.reflection.json')]);
+    } finally {
+      log.close();
+    }
+  });
+
+  it('skips a FIFO with a sidecar name without waiting for a writer', () => {
+    const { dir, log } = setup(1);
+    try {
+      expect(spawnSync('mkfifo', [join(dir, '5-s.reflection.json')]).status).toBe(0);
+      expect(indexSidecars(log.db, [dir])).toEqual({ files: 1, unchanged_dirs: 0, read: 1, removed: 0 });
+    } finally {
+      log.close();
+    }
+  });
+
+  it('does not index an entry that can be neither opened nor stat\'ed (a link loop)', () => {
+    const { dir, log } = setup(1);
+    try {
+      fs.symlinkSync('7-s.reflection.json', join(dir, '7-s.reflection.json'));
+      expect(indexSidecars(log.db, [dir])).toEqual({ files: 1, unchanged_dirs: 0, read: 1, removed: 0 });
+      expect(indexSidecars(log.db, [dir])).toEqual({ files: 1, unchanged_dirs: 0, read: 0, removed: 0 });
     } finally {
       log.close();
     }

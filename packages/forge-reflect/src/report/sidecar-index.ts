@@ -10,7 +10,7 @@
  * ticks coarsely: a file added in the same tick as the listing could leave the time unchanged). A
  * sidecar edited in place, without a rename, is re-read the next time its folder changes.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Database } from '../event-log.js';
 import { recordFromText, type SidecarRecord } from './sidecar-record.js';
@@ -98,24 +98,24 @@ let readBuffer = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * A sidecar's record with the size and time of exactly the file that was read (one open, one
- * fstat), or undefined when it is gone or not a regular file.
+ * fstat), or undefined when it is gone or not a regular file. Opened non-blocking: a FIFO or a
+ * device with a sidecar's name must not hang the report (for a regular file the flag does nothing).
  */
 function readSidecar(path: string): { listed: Listed; record: SidecarRecord } | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    let listed: Listed = { path, size: 0, mtimeNs: '0' };
+    // A regular file that cannot be opened (no permission) is indexed with the error, as a listing
+    // that sees it would; anything that cannot even be stat'ed is not listed.
     try {
       const stats = statSync(path);
       if (!stats.isFile()) return undefined;
-      listed = { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
+      return { listed: { path, size: stats.size, mtimeNs: String(stats.mtimeMs) }, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
     } catch {
-      // no stats either: recorded as 0, so it is tried again
+      return undefined;
     }
-    return { listed, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
   }
   let listed: Listed | undefined;
   try {
