@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --runs N] [-- suite ...]
+// npm run bench [-- --quick] [-- --runs N] [-- --check] [-- --spawn-sync] [-- suite ...]
 //
 // Times the kit where speed matters and prints each figure as a ratio to a bare `node -e 0`
 // started in the same run, so the numbers compare across machines. Both sides get the same
@@ -9,6 +9,9 @@
 // each exports `name`, `describe` and `run(ctx)` returning rows { what, median_ms, ratio?, rate?,
 // target }. Not a test: the figures are printed (and written to bench/results/latest.json), and
 // the exit status is 0 unless a suite crashed; `--check` also fails when a target is missed.
+// Processes are started by bench/launch.py (posix_spawn) when python3 is here; `--spawn-sync` starts
+// them with Node's spawnSync instead, as the bench did before (every small figure then carries ~5 ms
+// of the launcher's own).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -40,11 +43,37 @@ export function cleanEnv(extra = {}) {
   return env;
 }
 
-/** Wall time of one process, in ms (the clean environment unless `env` is given, and cleaned too). */
+// Every timed process, the baseline's too, is started by bench/launch.py (posix_spawn from a small
+// Python process) when python3 is here: Node's spawnSync costs ~5 ms of its own a process on the
+// machine the README's figures come from, as much as a whole `sh -c 'exit 0'`. Without python3 the
+// bench falls back to spawnSync and says so.
+const launchPy = join(here, 'launch.py');
+const launcher = (() => {
+  if (args.includes('--spawn-sync')) return { name: 'node spawnSync (asked for with --spawn-sync)', python: null };
+  const probe = spawnSync('python3', ['-c', 'import os; os.posix_spawn'], { stdio: 'ignore' });
+  return probe.status === 0
+    ? { name: 'posix_spawn from bench/launch.py (python3)', python: 'python3' }
+    : { name: 'node spawnSync (no python3 here for bench/launch.py)', python: null };
+})();
+
+/**
+ * Wall time of one process, in ms: the clean environment unless `env` is given, and that cleaned too
+ * (`keepEnv: true` keeps it as it is: the raw baseline only).
+ */
 function timeProcess(command, commandArgs, options = {}) {
+  const { keepEnv, ...spawnOptions } = options;
+  const env = keepEnv ? { ...options.env } : options.env ? (() => { const e = { ...options.env }; delete e.NODE_EXTRA_CA_CERTS; delete e.NODE_OPTIONS; return e; })() : cleanEnv();
+  if (launcher.python) {
+    const head = JSON.stringify({ argv: [command, ...commandArgs], cwd: options.cwd ?? process.cwd(), env });
+    const input = Buffer.concat([Buffer.from(`${head}\n`), Buffer.from(options.input ?? '')]);
+    const result = spawnSync(launcher.python, [launchPy], { input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+    if (result.status !== 0) throw new Error(`bench/launch.py could not run ${command}: ${String(result.stderr).trim()}`);
+    const newline = result.stdout.indexOf(10);
+    const timing = JSON.parse(result.stdout.subarray(0, newline).toString());
+    return { ms: timing.ms, status: timing.status, stdout: result.stdout.subarray(newline + 1) };
+  }
   const start = process.hrtime.bigint();
-  const env = options.env ? (() => { const e = { ...options.env }; delete e.NODE_EXTRA_CA_CERTS; delete e.NODE_OPTIONS; return e; })() : cleanEnv();
-  const result = spawnSync(command, commandArgs, { stdio: ['pipe', 'pipe', 'pipe'], ...options, env });
+  const result = spawnSync(command, commandArgs, { stdio: ['pipe', 'pipe', 'pipe'], ...spawnOptions, env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   // EPIPE: the child exited without reading its stdin. A hook with the mode off does exactly that
   // (invariant 1: nothing read), so it is a result, not a failure.
@@ -70,17 +99,24 @@ function medianOf(count, once) {
 }
 const lastBaseline = () => lastBaselineMs;
 
-// Interleaved: a clean and a raw `node -e 0` in turn, so load on the machine hits both alike.
+// Interleaved: a clean and a raw `node -e 0` in turn, so load on the machine hits both alike; and
+// a clean one started by spawnSync, for the launcher's share (context only).
 const cleanTimes = [];
 const rawTimes = [];
+const syncTimes = [];
+const timeSync = (env) => {
+  const start = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env });
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
 for (let i = 0; i < Math.max(runs, 11); i += 1) {
   cleanTimes.push(timeProcess(process.execPath, ['-e', '0']).ms);
-  const start = process.hrtime.bigint();
-  spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env: process.env });
-  rawTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+  rawTimes.push(timeProcess(process.execPath, ['-e', '0'], { env: process.env, keepEnv: true }).ms);
+  syncTimes.push(timeSync(cleanEnv()));
 }
 const nodeBaseline = median(cleanTimes);
 const rawBaseline = median(rawTimes);
+const syncBaseline = median(syncTimes);
 
 /** The exponent b of time ≈ a·size^b, by least squares on the logs: 1 is linear, 0 is flat. */
 function growthExponent(points) {
@@ -104,6 +140,12 @@ const floor = {
   bash_ms: medianOf(Math.max(runs, 11), () => timeProcess('bash', ['-c', 'exit 0']).ms),
   node_ms: lastBaseline(),
 };
+// The launcher's share, for context: /bin/true started by spawnSync from this process.
+const trueBySpawnSync = median(Array.from({ length: Math.max(runs, 11) }, () => {
+  const start = process.hrtime.bigint();
+  spawnSync('/bin/true', [], { stdio: ['pipe', 'pipe', 'pipe'], env: cleanEnv() });
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}));
 const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, lastBaseline, median, cleanEnv, growthExponent };
 
 const suiteDir = join(here, 'suites');
@@ -117,11 +159,12 @@ if (wanted.length > 0 && suites.length === 0) {
   process.exit(2);
 }
 
-const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, process_floor: floor, suites: {} };
+const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, launcher: launcher.name, node_e_0_spawnsync_ms: syncBaseline, true_spawnsync_ms: trueBySpawnSync, process_floor: floor, suites: {} };
 let missed = 0;
 process.stdout.write(
   `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
     ` (as the environment is: ${rawBaseline.toFixed(1)} ms)${quick ? ' (quick mode)' : ''}\n` +
+    `launcher: ${launcher.name}; started by Node's spawnSync instead, node -e 0 takes ${syncBaseline.toFixed(1)} ms and /bin/true ${trueBySpawnSync.toFixed(1)} ms\n` +
     `process floor here: /bin/true ${floor.true_ms.toFixed(1)} ms = ${(floor.true_ms / floor.node_ms).toFixed(3)}x, sh -c 'exit 0' ${floor.sh_ms.toFixed(1)} ms = ${(floor.sh_ms / floor.node_ms).toFixed(3)}x, bash -c 'exit 0' ${floor.bash_ms.toFixed(1)} ms = ${(floor.bash_ms / floor.node_ms).toFixed(3)}x node -e 0` +
     ' (each figure below is divided by a node -e 0 timed between its own runs)\n',
 );
@@ -142,7 +185,7 @@ for (const suite of suites) {
         : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x node -e 0`;
     const ok = row.met === undefined ? '' : row.met ? '  ok' : '  MISSED';
     if (row.met === false) missed += 1;
-    process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}\n`);
+    process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}${row.note ? ` (${row.note})` : ''}\n`);
   }
 }
 mkdirSync(join(here, 'results'), { recursive: true });

@@ -48,7 +48,7 @@ function scratchRepo(root, files) {
 }
 
 export async function run(ctx) {
-  const { root, runs, quick, timeProcess, medianOf, lastBaseline, growthExponent } = ctx;
+  const { root, runs, quick, timeProcess, medianOf, lastBaseline, median, growthExponent } = ctx;
   for (const tool of ['git', 'bash']) {
     if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0) {
       return [{ what: 'every hook figure', skipped: `${tool} is not installed here; the hooks need it` }];
@@ -115,9 +115,24 @@ export async function run(ctx) {
       const size = Math.max(sidecars(), 1);
       turnPoints.push({ size, ms: time(long, stopHook, stopPayload, 'solo', Math.min(runs, 11)) });
     }
-    const fresh = turnPoints[0].ms;
-    const aged = turnPoints[turnPoints.length - 1].ms;
-    rows.push({ what: 'stop hook after 1,000 earlier turns vs 1', median_ms: aged, ratio: aged / lastBaseline(), target: 'within 10% of the first turn', met: Math.abs(aged - fresh) / fresh <= 0.1, note: `${fresh.toFixed(1)} ms first` });
+    // The target itself: the first turn against the 1,000th, timed run by run in turn (a fresh repo
+    // whose one sidecar is removed after each run, and the long one), so a drift in the machine's
+    // load between the points of the growth curve above cannot make or break it.
+    const first = scratchRepo(root, 200);
+    repos.push(first);
+    const firstTimes = [];
+    const once = (repo) => {
+      const r = timeProcess('sh', ['-c', stopHook], { cwd: repo, input: stopPayload, env: env(repo, 'solo') });
+      if (r.status !== 0 || r.stdout.length > 0) throw new Error('the Stop hook broke its promise in the benchmark');
+      return r.ms;
+    };
+    const aged = medianOf(Math.max(runs, 11), () => {
+      firstTimes.push(once(first));
+      rmSync(join(first, '.forge/reflections'), { recursive: true, force: true });
+      return once(long);
+    });
+    const fresh = median(firstTimes);
+    rows.push({ what: 'stop hook after 1,000 earlier turns vs 1', median_ms: aged, ratio: aged / lastBaseline(), target: 'within 10% of the first turn', met: Math.abs(aged - fresh) / fresh <= 0.1, note: `${fresh.toFixed(1)} ms first, ${sidecars()} sidecars in the long session; interleaved` });
     rows.push({ what: 'stop hook vs turns in the session', exponent: growthExponent(turnPoints), points: turnPoints, target: 'context (0 = flat)' });
 
     // The diff's size: 1 … 20,000 changed files, and its growth exponent.

@@ -8,6 +8,7 @@ load ../helpers/common
   run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 hooks
   [ "$status" -eq 0 ]
   [[ "$output" == *"baseline: node -e 0 median"*"without NODE_EXTRA_CA_CERTS and NODE_OPTIONS"*"(as the environment is: "* ]]
+  [[ "$output" == *"launcher: posix_spawn from bench/launch.py (python3); started by Node's spawnSync instead, node -e 0 takes "* ]]
   [[ "$output" == *"event hook, solo (PostToolUse)"*"x node -e 0"*"target <= 0.2x"* ]]
   [[ "$output" == *"stop hook, solo, 200 changed files"*"target <= 1.5x"* ]]
   [[ "$output" == *"stop hook after 1,000 earlier turns vs 1"* ]]
@@ -31,4 +32,30 @@ load ../helpers/common
     console.log(r.error ? r.error.code : "none", r.status, r.stdout.length);' "$KIT_ROOT/hooks/reflect-event-hook.sh"
   [ "$status" -eq 0 ]
   [ "$output" = "EPIPE 0 0" ]
+}
+
+@test "bench/launch.py runs a command once with the given argv, cwd, env and input, and returns its status and stdout" {
+  dir="$BATS_TEST_TMPDIR/work dir"
+  mkdir -p "$dir"
+  head=$(node -e 'console.log(JSON.stringify({ argv: ["sh", "-c", "pwd; cat; printf \"[%s]\" \"$GREETING\"; echo oops >&2; exit 3"], cwd: process.argv[1], env: { PATH: process.env.PATH, GREETING: "hi there" } }))' "$dir")
+  run --separate-stderr bash -c 'printf "%s\nthe input\n" "$1" | python3 "$2"' _ "$head" "$KIT_ROOT/bench/launch.py"
+  [ "$status" -eq 0 ]
+  [ -z "$stderr" ]
+  timing=${lines[0]}
+  node -e 'const t=JSON.parse(process.argv[1]); if (!(t.ms>0) || t.status!==3 || t.signal!==null) process.exit(1)' "$timing"
+  [ "${lines[1]}" = "$dir" ]
+  [ "${lines[2]}" = "the input" ]
+  [ "${lines[3]}" = "[hi there]" ]
+  [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "bench/launch.py: a child that never reads 2 MiB of input still ends, and a signal is reported as one" {
+  head='{"argv":["sh","-c","exit 0"],"cwd":"/","env":{"PATH":"/usr/bin:/bin"}}'
+  run bash -c '{ printf "%s\n" "$1"; head -c 2097152 /dev/zero; } | python3 "$2"' _ "$head" "$KIT_ROOT/bench/launch.py"
+  [ "$status" -eq 0 ]
+  node -e 'const t=JSON.parse(process.argv[1]); if (t.status!==0) process.exit(1)' "${lines[0]}"
+  head='{"argv":["sh","-c","kill -TERM $$"],"cwd":"/","env":{"PATH":"/usr/bin:/bin"}}'
+  run bash -c 'printf "%s\n" "$1" | python3 "$2"' _ "$head" "$KIT_ROOT/bench/launch.py"
+  [ "$status" -eq 0 ]
+  node -e 'const t=JSON.parse(process.argv[1]); if (t.status!==null || t.signal!==15) process.exit(1)' "${lines[0]}"
 }
