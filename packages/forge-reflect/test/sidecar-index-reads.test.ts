@@ -11,13 +11,14 @@ import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  return { ...real, statSync: vi.fn(real.statSync), openSync: vi.fn(real.openSync) };
+  return { ...real, statSync: vi.fn(real.statSync), openSync: vi.fn(real.openSync), readSync: vi.fn(real.readSync) };
 });
 
 afterEach(() => {
   cleanupTempDirs();
   vi.mocked(fs.statSync).mockClear();
   vi.mocked(fs.openSync).mockClear();
+  vi.mocked(fs.readSync).mockClear();
 });
 
 function sidecar(i: number): string {
@@ -53,6 +54,24 @@ describe('the sidecar index, file by file', () => {
         return { size: stats.size, mtime_ns: String(stats.mtimeMs) };
       });
       expect(rows).toEqual(expected);
+    } finally {
+      log.close();
+    }
+  });
+
+  it('reads each new file with one read, up to the size its fstat gave (no second read to meet the end)', () => {
+    const { dir, log } = setup(4);
+    // One sidecar larger than the 64 KiB the reader starts with: the buffer grows to fit it.
+    const big = JSON.stringify({ ...JSON.parse(sidecar(9)), files_changed: Array.from({ length: 4000 }, (_, i) => `src/deep/path/file-${i}.ts`) });
+    fs.writeFileSync(join(dir, '9-s.reflection.json'), big);
+    try {
+      vi.mocked(fs.readSync).mockClear();
+      expect(indexSidecars(log.db, [dir])).toEqual({ files: 5, unchanged_dirs: 0, read: 5, removed: 0 });
+      expect(vi.mocked(fs.readSync)).toHaveBeenCalledTimes(5);
+      const rows = log.db.prepare('SELECT path, size, valid, files FROM sidecars ORDER BY path').all() as Array<{ path: string; size: number; valid: number; files: string }>;
+      expect(rows.map((r) => [r.size, r.valid])).toEqual(rows.map((r) => [fs.statSync(r.path).size, 1]));
+      expect(JSON.parse(String(rows.find((r) => r.path.endsWith('9-s.reflection.json'))?.files))).toHaveLength(4000);
+      expect(big.length).toBeGreaterThan(64 * 1024);
     } finally {
       log.close();
     }

@@ -73,8 +73,8 @@ function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mt
       const stats = statSync(path);
       if (!stats.isFile()) continue;
       present.add(path);
-      // mtimeMs keeps sub-millisecond digits; as text it is an exact key for "changed since".
-      if (old.size === stats.size && old.mtime_ns === String(stats.mtimeMs)) unchanged++;
+      const now = listedOf(path, stats);
+      if (old.size === now.size && old.mtime_ns === now.mtimeNs) unchanged++;
       else changed.push(path);
     } catch {
       // vanished between readdir and stat: it is simply not listed
@@ -96,6 +96,17 @@ function folderMtime(dir: string): number | undefined {
 /** One buffer for every sidecar read (grown to the largest): the text is decoded before the next read. */
 let readBuffer = Buffer.allocUnsafe(64 * 1024);
 
+/** The size and time a listing keeps for a file (mtimeMs keeps sub-millisecond digits: an exact key as text). */
+function listedOf(path: string, stats: { size: number; mtimeMs: number }): Listed {
+  return { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
+}
+
+/** The record of a sidecar that is there but cannot be read: indexed with the error, as a listing that sees it would. */
+function unreadable(path: string, listed: Listed, error: unknown): { listed: Listed; record: SidecarRecord } {
+  const code = (error as NodeJS.ErrnoException).code;
+  return { listed, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
+}
+
 /**
  * A sidecar's record with the size and time of exactly the file that was read (one open, one
  * fstat), or undefined when it is gone or not a regular file. Opened non-blocking: a FIFO or a
@@ -106,39 +117,34 @@ function readSidecar(path: string): { listed: Listed; record: SidecarRecord } | 
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A regular file that cannot be opened (no permission) is indexed with the error, as a listing
-    // that sees it would; anything that cannot even be stat'ed is not listed.
+    // A regular file that cannot be opened (no permission) is indexed with the error; anything
+    // that cannot even be stat'ed is not listed.
     try {
       const stats = statSync(path);
-      if (!stats.isFile()) return undefined;
-      return { listed: { path, size: stats.size, mtimeNs: String(stats.mtimeMs) }, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
+      return stats.isFile() ? unreadable(path, listedOf(path, stats), error) : undefined;
     } catch {
       return undefined;
     }
   }
-  let listed: Listed | undefined;
+  let listed: Listed = { path, size: 0, mtimeNs: '0' };
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return undefined;
-    listed = { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
-    if (readBuffer.length < stats.size + 1) readBuffer = Buffer.allocUnsafe(stats.size + 1);
+    listed = listedOf(path, stats);
+    if (readBuffer.length < stats.size) readBuffer = Buffer.allocUnsafe(stats.size);
+    // Up to the size fstat gave, so the text and the listed size describe the same file, in one
+    // read for most files (no second read just to meet the end). A file that grows after the
+    // fstat is read again by the next index, whose stat sees the new size; one that shrinks stops
+    // where it ends.
     let filled = 0;
-    // Up to the end of the file, whatever its size now (a file still growing is read as it is).
-    for (;;) {
-      if (filled === readBuffer.length) {
-        const bigger = Buffer.allocUnsafe(readBuffer.length * 2);
-        readBuffer.copy(bigger, 0, 0, filled);
-        readBuffer = bigger;
-      }
-      const n = readSync(fd, readBuffer, filled, readBuffer.length - filled, null);
+    while (filled < stats.size) {
+      const n = readSync(fd, readBuffer, filled, stats.size - filled, null);
       if (n === 0) break;
       filled += n;
     }
     return { listed, record: recordFromText(path, readBuffer.toString('utf8', 0, filled)) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { listed: listed ?? { path, size: 0, mtimeNs: '0' }, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
+    return unreadable(path, listed, error);
   } finally {
     closeSync(fd);
   }
