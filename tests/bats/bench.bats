@@ -37,7 +37,9 @@ load ../helpers/common
 @test "bench/launch.py runs a command once with the given argv, cwd, env and input, and returns its status and stdout" {
   dir="$BATS_TEST_TMPDIR/work dir"
   mkdir -p "$dir"
+  # shellcheck disable=SC2016 # $GREETING is the child's own
   head=$(node -e 'console.log(JSON.stringify({ argv: ["sh", "-c", "pwd; cat; printf \"[%s]\" \"$GREETING\"; echo oops >&2; exit 3"], cwd: process.argv[1], env: { PATH: process.env.PATH, GREETING: "hi there" } }))' "$dir")
+  # shellcheck disable=SC2016 # "$1" and "$2" are bash -c's own
   run --separate-stderr bash -c 'printf "%s\nthe input\n" "$1" | python3 "$2"' _ "$head" "$KIT_ROOT/bench/launch.py"
   [ "$status" -eq 0 ]
   [ -z "$stderr" ]
