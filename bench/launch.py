@@ -14,6 +14,7 @@ number or null}, then what the child wrote on its stdout, raw. The child's stder
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -58,7 +59,9 @@ def main():
     if not small:
         actions.append((os.POSIX_SPAWN_CLOSE, write_end))
     start = time.perf_counter_ns()
-    pid = os.posix_spawn(exe, argv, env, file_actions=actions)
+    # Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across exec: the child
+    # gets the defaults back, as from any shell or runtime.
+    pid = os.posix_spawn(exe, argv, env, file_actions=actions, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
     feeder = None
     if not small:
         feeder = threading.Thread(target=feed, daemon=True)
@@ -69,8 +72,8 @@ def main():
     if feeder is not None:
         feeder.join(5)
     status = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
-    signal = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
-    sys.stdout.buffer.write(json.dumps({"ms": ms, "status": status, "signal": signal}).encode() + b"\n")
+    signum = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
+    sys.stdout.buffer.write(json.dumps({"ms": ms, "status": status, "signal": signum}).encode() + b"\n")
     out.seek(0)
     shutil.copyfileobj(out, sys.stdout.buffer)
     return 0
