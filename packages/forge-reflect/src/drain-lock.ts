@@ -30,6 +30,11 @@ export interface DrainLock {
 export interface LockOptions {
   /** false: drain without the lock (only for tests proving the log stays right when drains overlap). */
   take?: boolean;
+  /**
+   * How long to wait for a drain that holds the lock, in ms (default 0: return at once). A command
+   * that reads the log waits, so that what a running drain is taking in is there when it reads.
+   */
+  waitMs?: number;
 }
 
 function code(error: unknown): string | undefined {
@@ -44,8 +49,8 @@ function removeQuietly(path: string): void {
   }
 }
 
-/** Opens the lock database and takes its exclusive lock without waiting; undefined when held. */
-function tryLock(path: string): Database | undefined {
+/** Opens the lock database and takes its exclusive lock, waiting up to waitMs; undefined when still held. */
+function tryLock(path: string, waitMs: number): Database | undefined {
   let existed = true;
   try {
     const stats = lstatSync(path);
@@ -55,10 +60,10 @@ function tryLock(path: string): Database | undefined {
     existed = false;
   }
   const Driver = sqliteDriver();
-  const db = new Driver(path, { timeout: 0 });
+  const db = new Driver(path, { timeout: waitMs });
   try {
     if (!existed) chmodSync(path, 0o600); // chmod, not open: see the note at the top
-    db.pragma('busy_timeout = 0');
+    db.pragma(`busy_timeout = ${waitMs}`);
     db.pragma('journal_mode = MEMORY'); // no -journal file beside the lock
     db.exec('BEGIN EXCLUSIVE');
     return db;
@@ -75,18 +80,19 @@ function tryLock(path: string): Database | undefined {
  */
 const held = new Set<Database>();
 
-/** Takes the drain lock of a spool folder, or returns undefined when a live drain holds it. */
+/** Takes the drain lock of a spool folder, or returns undefined when a live drain holds it (past waitMs). */
 export function acquireDrainLock(spoolDir: string, options: LockOptions = {}): DrainLock | undefined {
   const path = join(spoolDir, DRAIN_LOCK_NAME);
   if (options.take === false) return { path, release() {} };
+  const waitMs = Math.max(0, Math.trunc(options.waitMs ?? 0));
   let db: Database | undefined;
   try {
-    db = tryLock(path);
+    db = tryLock(path, waitMs);
   } catch (error) {
     // Not a database (a stray file under the lock's name): nobody can hold a lock on it. Replace it once.
     if (code(error) !== 'SQLITE_NOTADB' && code(error) !== 'SQLITE_CORRUPT') throw error;
     removeQuietly(path);
-    db = tryLock(path);
+    db = tryLock(path, waitMs);
   }
   if (db === undefined) return undefined;
   removeQuietly(join(spoolDir, LEGACY_LOCK_NAME));

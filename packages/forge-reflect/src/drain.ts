@@ -83,6 +83,13 @@ let readBuffer: Buffer | undefined;
  * Reads a spool file without following symlinks and without trusting its size. The bytes returned
  * are a view of the shared read buffer, valid until the next call.
  */
+/**
+ * How long a command that reads or writes the log waits for a drain already running (the one a Stop
+ * hook starts, say) before it goes on without it: what that drain is taking in is then in the log.
+ * `ingest` itself does not wait: a second drain has nothing to add.
+ */
+export const COMMAND_LOCK_WAIT_MS = 5_000;
+
 function readSpoolFile(path: string): ReadOutcome {
   let fd: number;
   try {
@@ -280,12 +287,13 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
 
 /**
  * The event log of a state dir, opened and brought up to date: every command that reads the log
- * drains the spool first, so nobody ever sees a stale log. The caller closes it.
+ * drains the spool first (waiting up to COMMAND_LOCK_WAIT_MS for a drain already running), so nobody
+ * ever sees a stale log. The caller closes it.
  */
 export function openDrainedLog(stateDir: string, options: Omit<DrainOptions, 'log'> = {}): EventLog {
   const log = openEventLog(stateDir);
   try {
-    drainSpool(stateDir, { ...options, log });
+    drainSpool(stateDir, { ...options, log, lock: { waitMs: COMMAND_LOCK_WAIT_MS, ...options.lock } });
   } catch (error) {
     log.close();
     throw error;

@@ -1,4 +1,4 @@
-import { drainSpool } from '../drain.js';
+import { COMMAND_LOCK_WAIT_MS, drainSpool } from '../drain.js';
 import { UserError, usageError } from '../errors.js';
 import { isBusyError, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
 import { openLogForReading } from '../reading-log.js';
@@ -98,7 +98,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   }
   let rows: EventRow[];
   try {
-    const counts = drainSpool(stateDir, { log });
+    const counts = drainSpool(stateDir, { log, lock: { waitMs: COMMAND_LOCK_WAIT_MS } });
     warnAboutRejected(counts, stateDir);
     rows = log.query(filter);
   } catch (error) {
