@@ -52,30 +52,21 @@ function spoolThree(stateDir: string): void {
 }
 
 describe('a command and a drain that is already running', () => {
-  it('a reading command waits for the running drain, then drains what is left and sees every event', async () => {
+  it.each([
+    ['a reading command (openDrainedLogForReading)', openDrainedLogForReading],
+    ['a command that writes the log (openDrainedLog)', openDrainedLog],
+  ])('%s waits for the running drain, then drains what is left and sees every event', async (_, open) => {
     const stateDir = tempDir();
     spoolThree(stateDir);
     // Let go after 700 ms: the command blocks until then, well inside its 5 s wait.
     await holdLock(stateDir, 700);
-    const log = openDrainedLogForReading(stateDir);
+    const log = open(stateDir);
     try {
       expect(log.query({ limit: 10 }).map((e) => e.tool_name).sort()).toEqual(['Bash', 'Edit', 'Read']);
     } finally {
       log.close();
     }
     expect(spoolEventFiles(stateDir)).toEqual([]);
-  });
-
-  it('so does a command that writes the log (openDrainedLog)', async () => {
-    const stateDir = tempDir();
-    spoolThree(stateDir);
-    await holdLock(stateDir, 700);
-    const log = openDrainedLog(stateDir);
-    try {
-      expect(log.query({ limit: 10 })).toHaveLength(3);
-    } finally {
-      log.close();
-    }
   });
 
   it("ingest's drain does not wait: it says the lock is held and leaves the files", async () => {
