@@ -77,12 +77,6 @@ type ReadOutcome = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind:
  * One buffer for every file a drain reads: a file is parsed to strings before the next is read, so
  * nothing keeps a view of it, and 10,000 files make no 10,000 allocations for the collector.
  */
-let readBuffer: Buffer | undefined;
-
-/**
- * Reads a spool file without following symlinks and without trusting its size. The bytes returned
- * are a view of the shared read buffer, valid until the next call.
- */
 /**
  * How long a command that reads or writes the log waits for a drain already running (the one a Stop
  * hook starts, say) before it goes on without it: what that drain is taking in is then in the log.
@@ -90,6 +84,12 @@ let readBuffer: Buffer | undefined;
  */
 export const COMMAND_LOCK_WAIT_MS = 5_000;
 
+let readBuffer: Buffer | undefined;
+
+/**
+ * Reads a spool file without following symlinks and without trusting its size. The bytes returned
+ * are a view of the shared read buffer, valid until the next call.
+ */
 function readSpoolFile(path: string): ReadOutcome {
   let fd: number;
   try {
