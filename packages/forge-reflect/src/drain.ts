@@ -74,16 +74,16 @@ function errno(error: unknown): string | undefined {
 type ReadOutcome = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'bad'; reason: string };
 
 /**
- * One buffer for every file a drain reads: a file is parsed to strings before the next is read, so
- * nothing keeps a view of it, and 10,000 files make no 10,000 allocations for the collector.
- */
-/**
  * How long a command that reads or writes the log waits for a drain already running (the one a Stop
  * hook starts, say) before it goes on without it: what that drain is taking in is then in the log.
  * `ingest` itself does not wait: a second drain has nothing to add.
  */
 export const COMMAND_LOCK_WAIT_MS = 5_000;
 
+/**
+ * One buffer for every file a drain reads: a file is parsed to strings before the next is read, so
+ * nothing keeps a view of it, and 10,000 files make no 10,000 allocations for the collector.
+ */
 let readBuffer: Buffer | undefined;
 
 /**
