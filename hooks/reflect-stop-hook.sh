@@ -57,7 +57,7 @@ forge_stop_cleanup() {
     mv -f -- "$input_taken" "$input"
   fi
   [[ -n $sidecar_tmp && (-e $sidecar_tmp || -L $sidecar_tmp) ]] && gone+=("$sidecar_tmp")
-  [[ -n ${FORGE_SPOOL_TMP:-} ]] && gone+=("$FORGE_SPOOL_TMP")
+  [[ -n ${FORGE_SPOOL_TMP:-} && (-e $FORGE_SPOOL_TMP || -L $FORGE_SPOOL_TMP) ]] && gone+=("$FORGE_SPOOL_TMP")
   if [[ -n $work ]]; then
     for part in "${WORK_PARTS[@]}"; do
       [[ -e $work.$part || -L $work.$part ]] && gone+=("$work.$part")
@@ -181,7 +181,7 @@ forge_fallback_sidecar() {
   {
     printf '{\n  "schema": "reflection.v1",\n'
     printf '  "task_ref": %s,\n  "agent": %s,\n  "session_id": %s,\n' "$task_json" "$agent_json" "$session_json"
-    printf '  "timestamp": "%s",\n  "repo": %s,\n' "$FORGE_NOW_ISO" "$repo_json"
+    printf '  "timestamp": "%s",\n  "repo": %s,\n' "$now_iso" "$repo_json"
     printf '  "confidence": null,\n  "most_likely_wrong": null,\n  "known_not_in_diff": null,\n'
     printf '  "risk": {\n    "needs_review": %s,\n    "score": %s,\n    "surface": "%s",\n    "reason": %s\n  },\n' \
       "$FORGE_RISK_NEEDS_REVIEW" "$FORGE_RISK_SCORE" "$FORGE_RISK_SURFACE" "$reason_json"
@@ -231,9 +231,56 @@ forge_sweep() {
   ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
+# The node helper is started first and waits on its stdin for the facts (forge_helper_run), so
+# node's own start (~70 ms here) runs while the hook reads the payload, takes the lock and asks git.
+# It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
+# a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
+# both are dropped in its subshell only. Its pipes are copied to descriptors of the hook's own: bash
+# closes a coprocess's descriptors when it reaps it, and its status must still be readable then.
+# A hook that stops before sending the facts closes the pipe: the helper then reads an empty stdin
+# and exits without writing anything.
+helper=$here/lib/reflect-helper.cjs helper_pid='' helper_in='' helper_out=''
+forge_helper_start() {
+  local to_helper from_helper
+  command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
+  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node "$helper" 2>/dev/null; }
+  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]} to_helper=${FORGE_HELPER[1]}
+  exec {helper_in}>&"$to_helper" {helper_out}<&"$from_helper" {to_helper}>&- {from_helper}<&-
+}
+
+# forge_helper_run NAME=VALUE...: sends the facts (NUL-separated records) and waits, at most
+# FORGE_HELPER_SECONDS, for the end of the helper's stdout: it closes it once it is done with every
+# file (FORGE_H_CLOSE_STDOUT), and node's own teardown after that is not waited for. Sets
+# FORGE_HELPER_STATUS to its one status line, which it writes only once the sidecar is written; a
+# helper that fails says nothing or something else, which the caller refuses. Fails when the helper
+# could not be reached or ran out of time (then it is killed first, so it writes nothing after the
+# bash fallback has).
+forge_helper_run() {
+  local rc=0
+  FORGE_HELPER_STATUS=''
+  # A helper already gone must cost a write error, not the SIGPIPE trap's exit.
+  trap '' PIPE
+  printf '%s\0' "$@" FORGE_H_CLOSE_STDOUT=1 >&"$helper_in" || rc=1
+  trap 'exit 0' PIPE
+  exec {helper_in}>&-
+  if ((rc == 0)); then
+    IFS= read -r -d '' -t "$FORGE_HELPER_SECONDS" FORGE_HELPER_STATUS <&"$helper_out"
+    if (($? > 128)); then
+      kill -KILL "$helper_pid" 2>/dev/null
+      wait "$helper_pid"
+      rc=1
+    fi
+  fi
+  exec {helper_out}<&-
+  helper_pid=''
+  FORGE_HELPER_STATUS=${FORGE_HELPER_STATUS%$'\n'}
+  return "$rc"
+}
+
 forge_runtime "${1:-}"
 forge_state_dir
 forge_ensure_state || exit 0
+forge_helper_start
 forge_spool_open Stop stop-hook || exit 0
 
 # Ids from the payload: the session as given (for the sidecar), and its safe form (for file names).
@@ -258,6 +305,8 @@ elif [[ -n $work ]]; then
   ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
 fi
 forge_spool_commit
+# The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
+now_iso=$FORGE_NOW_ISO
 [[ -n $work ]] || exit 0
 
 forge_take_lock "stop-$safe_session" || exit 0
@@ -357,7 +406,7 @@ elif [[ $recorded_attempt =~ ^[1-9][0-9]{0,8}$ ]]; then
   FORGE_ATTEMPT=$recorded_attempt
 fi
 
-stamp=${FORGE_NOW_ISO//[-:]/}
+stamp=${now_iso//[-:]/}
 printf -v unique '%s%04x' "$$" "$RANDOM"
 name="$stamp-$safe_session-$unique"
 forge_sweep "$dir"
@@ -375,21 +424,25 @@ if [[ -f $input ]] && forge_no_links "$input"; then
   fi
 fi
 
-helper=$here/lib/reflect-helper.cjs
+# The reflection.written spool file is named here, with its envelope: the helper writes it and moves
+# it into place once the sidecar stands (one mv fewer on the way out), else this hook does.
+forge_json_string "$sidecar"
+sidecar_json=$FORGE_JSON
+written_tmp='' written_final=''
+if forge_spool_name reflection.written stop-hook; then
+  written_tmp=$FORGE_SPOOL_TMP written_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+fi
+
 status='' degraded=true
-if command -v node >/dev/null 2>&1 && [[ -f $helper ]]; then
-  # The helper reads and writes local files only: it needs no extra CA certificates (loading them
-  # costs ~40 ms a start) and takes none of the user's NODE_OPTIONS (a --require there would run
-  # inside the hook). Both are dropped in the command substitution's subshell only.
-  status=$(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS
-    FORGE_H_OUT=$sidecar_tmp FORGE_H_FINAL=$sidecar FORGE_H_STATUS=$work.status FORGE_H_STATUS_BASE=$status_base FORGE_H_COMMITTED=$work.committed \
-    FORGE_H_GIT_OK=$git_ok FORGE_H_LISTING_NOTE=$listing_note FORGE_H_BLIND=$blind_reason \
-    FORGE_H_INPUT=$input_taken FORGE_H_SESSION_START_US=$started_us \
-    FORGE_H_PAYLOAD=$work.payload FORGE_H_REJECTED_BLOCK=$work.block.txt FORGE_H_REMOVE_INPUTS=1 \
-    FORGE_H_SESSION_ID=$session_id FORGE_H_TASK_REF=$task_ref \
-    FORGE_H_AGENT=${agent:0:256} FORGE_H_REPO=${repo:-unknown} FORGE_H_TIMESTAMP=$FORGE_NOW_ISO \
-    FORGE_H_MODE=$REFLECTION_MODE FORGE_H_ATTEMPT=$FORGE_ATTEMPT \
-    forge_bounded "$FORGE_HELPER_SECONDS" node "$helper" </dev/null 2>/dev/null {lock_fd}>&-) || status=''
+if [[ -n $helper_pid ]]; then
+  forge_helper_run FORGE_H_WRITTEN_TMP="$written_tmp" FORGE_H_WRITTEN_FINAL="$written_final" FORGE_H_WRITTEN_ENVELOPE="${FORGE_SPOOL_ENVELOPE:-}" \
+    FORGE_H_INPUT_KEEP="$dir/$name.input.json" FORGE_H_OUT="$sidecar_tmp" FORGE_H_FINAL="$sidecar" FORGE_H_STATUS="$work.status" \
+    FORGE_H_STATUS_BASE="$status_base" FORGE_H_COMMITTED="$work.committed" FORGE_H_GIT_OK="$git_ok" \
+    FORGE_H_LISTING_NOTE="$listing_note" FORGE_H_BLIND="$blind_reason" FORGE_H_INPUT="$input_taken" \
+    FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
+    FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
+    FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
+    FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" && status=$FORGE_HELPER_STATUS
   # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
   [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
 fi
@@ -434,6 +487,7 @@ reason=${status#* }
 # An answer block that was refused is kept with the reason.
 [[ $source_used == answer && $status == invalid* && -f $work.block.txt ]] && forge_reject "$work.block.txt" .answer.txt "$reason"
 # The self-report file is consumed: next to the sidecar it went into, or kept aside with the reason.
+[[ -n $input_taken && ! -e $input_taken ]] && input_taken=''   # kept beside the sidecar by the helper
 if [[ -n $input_taken ]]; then
   if [[ $source_used == file && $status == ok* ]]; then
     mv -f -- "$input_taken" "$dir/$name.input.json" && input_taken=''
@@ -442,9 +496,12 @@ if [[ -n $input_taken ]]; then
   fi
 fi
 
-forge_json_string "$sidecar"
-forge_spool_write reflection.written stop-hook \
-  "{\"sidecar\":$FORGE_JSON,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
+# reflection.written, unless the helper spooled it (what a stopped helper half-wrote goes first).
+if [[ -z $written_final || ! -e $written_final ]]; then
+  [[ -n $written_tmp && (-e $written_tmp || -L $written_tmp) ]] && rm -f -- "$written_tmp"
+  forge_spool_write reflection.written stop-hook \
+    "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
+fi
 
 # Drain the spool into SQLite when the kit's CLI is reachable, detached: the hook does not wait,
 # and the child holds none of the hook's output pipes. The project's own CLI (a devDependency)

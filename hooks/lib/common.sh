@@ -170,10 +170,9 @@ forge_now() {
   FORGE_NOW_ISO+=".${frac}Z"
 }
 
-# forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope. Sets
-# FORGE_SPOOL_TMP, FORGE_SPOOL_NAME and FORGE_SPOOL_ENVELOPE (the line); the payload is appended,
-# then forge_spool_commit.
-forge_spool_begin() {
+# forge_spool_name EVENT SOURCE: names a new spool file and makes its one-line envelope, writing
+# nothing. Sets FORGE_SPOOL_NAME, FORGE_SPOOL_TMP (a fresh temp name) and FORGE_SPOOL_ENVELOPE.
+forge_spool_name() {
   local event=$1 source=$2 spool=$FORGE_STATE/spool rand
   forge_ensure_dir "$spool" || return 1
   forge_now
@@ -184,6 +183,12 @@ forge_spool_begin() {
   forge_json_string "$PWD"
   printf -v FORGE_SPOOL_ENVELOPE '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
     "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP"
+}
+
+# forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope (see
+# forge_spool_name); the payload is appended, then forge_spool_commit.
+forge_spool_begin() {
+  forge_spool_name "$1" "$2" || return 1
   printf '%s' "$FORGE_SPOOL_ENVELOPE" >"$FORGE_SPOOL_TMP"
 }
 

@@ -17,6 +17,11 @@ stop() {
   hook_run "$REPO" bash "$STOP_HOOK" <"${1:-$PAYLOADS/stop.json}"
 }
 
+# facts NAME=VALUE...: the helper's input as the hook sends it (NUL-separated records on stdin).
+facts() {
+  printf '%s\0' "$@"
+}
+
 @test "PRD 9.1: mode unset, off or unknown is a strict no-op, whatever stdin holds" {
   for mode in '' off OFF yes SOLO 1; do
     for input in "$PAYLOADS/stop.json" /dev/null; do
@@ -361,13 +366,83 @@ sleep 5
   [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report)" = '"absent"' ]
 }
 
+# written_events: the payload lines of the reflection.written events in the spool, one per line.
+written_events() {
+  local f
+  for f in "$REPO"/.forge/spool/*.event; do
+    grep -q '"event":"reflection.written"' "$f" && tail -n +2 "$f"
+  done
+  return 0
+}
+
+@test "the helper spools reflection.written; one that half-wrote it and died leaves the hook to spool it once, whole" {
+  echo x >"$REPO/new.md"
+  stop
+  assert_promise
+  [ "$(written_events | wc -l)" -eq 1 ]
+  written_events >"$BATS_TEST_TMPDIR/written.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" sidecar)" = "\"$(last_sidecar)\"" ]
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" degraded)" = true ]
+  rm -f "$REPO"/.forge/spool/*.event
+  # A helper that reads its facts, writes the first bytes of the event under the name it was given, then dies.
+  fake=$BATS_TEST_TMPDIR/half-writer
+  mkdir -p "$fake"
+  printf '#!/bin/sh
+tmp=$(tr "\\000" "\\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p")
+printf "{\\"v\\":1" >"$tmp"
+exit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  PATH="$fake:$PATH" stop
+  assert_promise
+  [ "$(written_events | wc -l)" -eq 1 ]
+  for f in "$REPO"/.forge/spool/*.event; do
+    head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'
+    tail -n +2 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'
+  done
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "a helper that is gone before the facts reach it (its stdin closed, or exited) costs the self-report, never the sidecar" {
+  fake=$BATS_TEST_TMPDIR/deaf-node
+  mkdir -p "$fake"
+  # Writing to a pipe nobody reads raises SIGPIPE in the hook: it must not end the run.
+  printf '#!/bin/sh
+exec 0<&-
+sleep 1
+' >"$fake/node" && chmod +x "$fake/node"
+  PATH="$fake:$PATH" stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 1 ]
+  printf '#!/bin/sh
+exit 0
+' >"$fake/node"
+  PATH="$fake:$PATH" stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 2 ]
+  [ "$(written_events | wc -l)" -eq 2 ]
+  run forge_reflect validate "$REPO/.forge/reflections"
+  [ "$status" -eq 0 ]
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+}
+
+@test "the facts reach the helper whole: a task_ref with a newline, quotes and = survives" {
+  # The self-report proves the helper wrote the sidecar: the bash fallback cannot merge one.
+  mkdir -p "$REPO/.forge"
+  echo '{"confidence":0.4,"most_likely_wrong":{"surface":"test","description":"d"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
+  REFLECTION_TASK_REF=$'acme#1\nline "two" a=b' stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" task_ref)" = '"acme#1\nline \"two\" a=b"' ]
+  [ "$(jget "$(last_sidecar)" confidence)" = 0.4 ]
+}
+
 @test "a run killed after taking the self-report gives it back: the next run merges it" {
   mkdir -p "$REPO/.forge"
   echo '{"confidence":0.6,"most_likely_wrong":{"surface":"test","description":"flaky"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
   fake="$BATS_TEST_TMPDIR/slow-node"
   mkdir -p "$fake"
-  # The fake node says when the hook has reached it (the self-report is taken by then), then hangs.
-  printf '#!/bin/sh\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
+  # The fake node says when the hook has sent it the facts (the self-report is taken by then), then hangs.
+  printf '#!/bin/sh\ncat >/dev/null\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/node-started" ] && break; sleep 0.05; done
@@ -458,8 +533,10 @@ sleep 5
   else
     [ "$(grep -E '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started" | grep -vc '/locks/')" -eq 0 ]
   fi
-  # Only the two spool files are moved into place by the hook: the Stop event and reflection.written.
-  [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 2 ]
+  # Only the Stop event's spool file is moved into place by the hook: the helper spools
+  # reflection.written itself.
+  [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 1 ]
+  [ "$(grep -c '^mv .*/spool/' "$BATS_TEST_TMPDIR/started")" -eq 1 ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 
@@ -472,14 +549,14 @@ sleep 5
   ln -s "$work/elsewhere" "$work/planted"
   for final in "$work/taken" "$work/planted"; do
     rm -f "$work/out.json"
-    status=$(FORGE_H_OUT=$work/out.json FORGE_H_FINAL=$final FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD=$work/payload FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 node "$helper")
+    status=$(facts FORGE_H_OUT="$work/out.json" FORGE_H_FINAL="$final" FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD="$work/payload" FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 | node "$helper")
     [ "$status" = "absent none" ]
     [ -s "$work/out.json" ]
   done
   [ "$(cat "$work/taken")" = theirs ]
   [ "$(readlink "$work/planted")" = "$work/elsewhere" ]
   [ ! -e "$work/elsewhere" ]
-  FORGE_H_OUT=$work/new.tmp FORGE_H_FINAL=$work/new.json FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD=$work/payload FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 node "$helper" >/dev/null
+  facts FORGE_H_OUT="$work/new.tmp" FORGE_H_FINAL="$work/new.json" FORGE_H_GIT_OK=0 FORGE_H_PAYLOAD="$work/payload" FORGE_H_MODE=solo FORGE_H_ATTEMPT=1 | node "$helper" >/dev/null
   [ ! -e "$work/new.tmp" ]
   [ "$(jget "$work/new.json" schema)" = '"reflection.v1"' ]
 }
@@ -498,9 +575,9 @@ sleep 5
   echo x >"$REPO/new.md"
   fake=$BATS_TEST_TMPDIR/eraser
   mkdir -p "$fake"
-  # A helper that removes what it was given and dies before writing anything.
+  # A helper that removes what it was given (the facts on its stdin name it) and dies before writing anything.
   # shellcheck disable=SC2016 # expanded by the fake node, not here
-  printf '#!/bin/sh\nrm -f "$FORGE_H_STATUS" "$FORGE_H_PAYLOAD"\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  printf '#!/bin/sh\ntr "\\000" "\\n" | sed -n "s/^FORGE_H_\\(STATUS\\|PAYLOAD\\)=//p" | while IFS= read -r f; do rm -f "$f"; done\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   file=$(last_sidecar)

@@ -4,22 +4,31 @@
  * this to evaluate the risk floor and check the self-report with the real schemas, and falls back
  * to its bash twin when node is missing, fails or is too slow.
  *
- * Input: environment variables FORGE_H_* (set by reflect-stop-hook.sh). Output: the sidecar JSON
+ * The hook starts it first and sends the facts once git has answered, so node's own start overlaps
+ * the hook's work: everything is loaded before stdin is read.
+ *
+ * Input: the facts FORGE_H_* as NUL-separated `NAME=value` records on stdin, read to its end (an
+ * empty stdin: the hook gave up, nothing is written; see parseFacts). Output: the sidecar JSON
  * written to $FORGE_H_OUT (created exclusively, 0600) and, with $FORGE_H_FINAL, linked to that name
  * when it is free (then the temp name is removed), and one status line on stdout:
  * `<ok|absent|invalid> <answer|file|none> [reason]`: what became of the self-report, and where it
  * came from (the final answer's `reflection` block, the self-report file, or neither). A refused
- * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. With
+ * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. Once the sidecar stands,
+ * a self-report file that went into it is moved to $FORGE_H_INPUT_KEEP and the reflection.written
+ * event is spooled (see spoolWritten). With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
  * removed once it has placed the sidecar under its final name, saving the hook an `rm`. Exit 0
  * only when the sidecar was written.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { REFLECTION_MODES, type ReflectionMode } from '@forge-reflect/reflection-types';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
 import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
 import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
 import { changedFromStatus } from './sidecar/git-status.js';
+
+/** The facts from the hook (FORGE_H_*), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
+type Facts = Record<string, string | undefined>;
 
 const SELF_REPORT_MAX_BYTES = 256 * 1024;
 /** How much of the transcript's end is read when the payload carries no final answer. */
@@ -55,7 +64,8 @@ function readSelfReportFile(path: string | undefined): SelfReportFile {
 function readTail(path: string, max: number): string | null {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: a FIFO planted at the path must not hold the helper at the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stats = fstatSync(fd);
     if (!stats.isFile()) return null;
     const length = Math.min(max, stats.size);
@@ -99,7 +109,7 @@ type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refuse
  * payload, else the transcript's tail), else the self-report file the hook took for this session.
  * A file that names no session and is older than the session's start is stale: refused.
  */
-function chooseSelfReport(env: NodeJS.ProcessEnv): Chosen {
+function chooseSelfReport(env: Facts): Chosen {
   const payload = readPayload(env.FORGE_H_PAYLOAD);
   let answer = payload === null ? null : answerFromPayload(payload);
   if (answer === null && payload !== null) {
@@ -144,7 +154,7 @@ function namesSession(text: string): boolean {
 }
 
 /** The session's changed files, NUL-separated: from the hook's one `git status`, plus the commits since the base when there was no snapshot. */
-function changedList(env: NodeJS.ProcessEnv): string | null {
+function changedList(env: Facts): string | null {
   const status = readOrNull(env.FORGE_H_STATUS);
   if (status === null) return null;
   const { files } = changedFromStatus(status, env.FORGE_H_STATUS_BASE === 'snapshot' ? 'snapshot' : 'head');
@@ -152,7 +162,7 @@ function changedList(env: NodeJS.ProcessEnv): string | null {
   return committed === null ? files.join('\0') : `${files.join('\0')}\0${committed}`;
 }
 
-function main(env: NodeJS.ProcessEnv): number {
+function main(env: Facts): number {
   const out = env.FORGE_H_OUT;
   if (!out) return 2;
   const mode = (REFLECTION_MODES as readonly string[]).includes(env.FORGE_H_MODE ?? '') ? (env.FORGE_H_MODE as ReflectionMode) : 'solo';
@@ -197,10 +207,59 @@ function main(env: NodeJS.ProcessEnv): number {
   // a status and a sidecar still to place, never a placed sidecar without its status.
   writeSync(1, `${built.selfReport} ${chosen.source}${reason ? ` ${reason}` : ''}\n`);
   const placed = env.FORGE_H_FINAL ? placeSidecar(out, env.FORGE_H_FINAL) : false;
+  if (placed && chosen.source === 'file' && built.selfReport === 'ok' && env.FORGE_H_INPUT && env.FORGE_H_INPUT_KEEP) {
+    renameQuietly(env.FORGE_H_INPUT, env.FORGE_H_INPUT_KEEP);
+  }
+  if (placed && env.FORGE_H_FINAL) {
+    spoolWritten(env, {
+      sidecar: env.FORGE_H_FINAL,
+      session_id: env.FORGE_H_SESSION_ID || 'unknown',
+      task_ref: env.FORGE_H_TASK_REF || 'unknown',
+      degraded: !(built.selfReport === 'ok' && gitOk),
+      self_report: built.selfReport,
+      self_report_source: chosen.source,
+    });
+  }
   // Last, and only once the sidecar stands under its final name: until then the hook's bash
   // fallback may still need these (a sidecar left at its temp name is the hook's to place).
   if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
+  // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
+  // (~10 ms here), which the hook does not wait for.
+  if (env.FORGE_H_CLOSE_STDOUT === '1') closeSync(1);
   return 0;
+}
+
+/** The self-report file that went into the sidecar, kept beside it (the hook's mv otherwise). */
+function renameQuietly(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch {
+    // still at its temp name: the hook moves it
+  }
+}
+
+/**
+ * Spools the reflection.written event, saving the hook an `mv`: the spool file is written under the
+ * fresh temp name the hook chose ($FORGE_H_WRITTEN_TMP, never replaced), as the hook's envelope line
+ * ($FORGE_H_WRITTEN_ENVELOPE) and the payload line, then renamed to $FORGE_H_WRITTEN_FINAL.
+ * Anything short of that is the hook's to finish: it removes a half-written file and spools anew.
+ */
+function spoolWritten(env: Facts, payload: Record<string, unknown>): void {
+  const temp = env.FORGE_H_WRITTEN_TMP;
+  const final = env.FORGE_H_WRITTEN_FINAL;
+  const envelope = env.FORGE_H_WRITTEN_ENVELOPE;
+  if (!temp || !final || !envelope?.endsWith('\n')) return;
+  try {
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, `${envelope}${JSON.stringify(payload)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, final);
+  } catch {
+    // left for the hook
+  }
 }
 
 function removeQuietly(path: string | undefined): void {
@@ -227,8 +286,29 @@ function placeSidecar(temp: string, final: string): boolean {
   return true;
 }
 
+/**
+ * The facts the hook sends: NUL-separated `NAME=value` records (a value may hold any byte but NUL,
+ * newlines too). Only FORGE_H_* names are taken; a record without `=` is skipped.
+ */
+function parseFacts(text: string): Record<string, string> {
+  const facts: Record<string, string> = {};
+  for (const record of text.split('\0')) {
+    const eq = record.indexOf('=');
+    if (eq > 0 && record.startsWith('FORGE_H_')) facts[record.slice(0, eq)] = record.slice(eq + 1);
+  }
+  return facts;
+}
+
+function readFacts(): Record<string, string> {
+  try {
+    return parseFacts(readFileSync(0).toString('utf8'));
+  } catch {
+    return {};
+  }
+}
+
 try {
-  process.exitCode = main(process.env);
+  process.exitCode = main({ REFLECTION_RISK_THRESHOLD: process.env.REFLECTION_RISK_THRESHOLD, ...readFacts() });
 } catch (error) {
   process.stderr.write(`reflect-helper: ${(error as Error).message}\n`);
   process.exitCode = 1;
