@@ -337,13 +337,15 @@ else
   # SessionStart snapshot (git may refresh the snapshot's stat cache; its content is never touched),
   # else against the user's index (no snapshot: HEAD plus uncommitted changes, and the commits made
   # since the recorded base). --no-optional-locks: never take the user's index.lock.
+  # --no-ahead-behind: the branch's distance to its upstream is not needed, and counting it walks
+  # history (113 ms against 9 ms here for a branch 20,000 commits behind).
   snapshot=$sessions/$safe_session.index
   status_base='head'
   [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
   if if [[ $status_base == snapshot ]]; then
-    GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --untracked-files=all --no-renames >"$work.status"
+    GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
   else
-    forge_git --no-optional-locks status --porcelain=v2 -z --branch --untracked-files=all --no-renames >"$work.status"
+    forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
   fi; then
     rec1='' rec2=''
     { IFS= read -r -d '' rec1; IFS= read -r -d '' rec2; } <"$work.status"

@@ -436,6 +436,27 @@ exit 0
   [ "$(jget "$(last_sidecar)" confidence)" = 0.4 ]
 }
 
+@test "a branch with an upstream: git status is not asked to count ahead/behind, and the sidecar is the same" {
+  # An upstream 300 commits ahead of main (counting them walks history: 113 ms at 20,000 here).
+  git -C "$REPO" checkout -q -b up
+  for i in $(seq 300); do git -C "$REPO" commit -q --allow-empty -m "c$i"; done
+  git -C "$REPO" checkout -q main
+  git -C "$REPO" branch -q --set-upstream-to=up main
+  echo x >"$REPO/new.md"
+  spy=$BATS_TEST_TMPDIR/spy-git
+  mkdir -p "$spy"
+  printf '#!/bin/sh
+echo "$*" >>"%s/git-calls"
+exec %s "$@"
+' "$BATS_TEST_TMPDIR" "$(command -v git)" >"$spy/git" && chmod +x "$spy/git"
+  PATH="$spy:$PATH" stop
+  assert_promise
+  grep -q ' status .*--no-ahead-behind' "$BATS_TEST_TMPDIR/git-calls"
+  [ "$(grep -c ' status ' "$BATS_TEST_TMPDIR/git-calls")" -eq 1 ]
+  [ "$(jget "$(last_sidecar)" task_ref)" = '"repo#main"' ]
+  [ "$(jget "$(last_sidecar)" files_changed)" = '["new.md"]' ]
+}
+
 @test "a run killed after taking the self-report gives it back: the next run merges it" {
   mkdir -p "$REPO/.forge"
   echo '{"confidence":0.6,"most_likely_wrong":{"surface":"test","description":"flaky"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"
