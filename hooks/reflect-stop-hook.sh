@@ -43,8 +43,8 @@ FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s
 
 # work: the prefix of this run's temp files in the state dir, <prefix>.<part> for each of WORK_PARTS
 # (no folder for them: a mkdir and an rm are two process starts). The helper removes the payload, the
-# status and the committed list once the sidecar stands; the self-report and a refused answer block
-# are moved on by the hook.
+# status and the committed list once the sidecar stands, and moves a self-report it merged beside
+# it; a refused self-report and a refused answer block are moved on by the hook.
 WORK_PARTS=(payload status committed input.json block.txt)
 work='' lock='' sidecar_tmp='' input_taken='' input=''
 # shellcheck disable=SC2329 # called from the EXIT trap
@@ -235,17 +235,19 @@ forge_sweep() {
 # node's own start (~70 ms here) runs while the hook reads the payload, takes the lock and asks git.
 # It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
 # a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
-# both are dropped in its subshell only. Its pipes are copied to descriptors of the hook's own: bash
-# closes a coprocess's descriptors when it reaps it, and its status must still be readable then.
-# A hook that stops before sending the facts closes the pipe: the helper then reads an empty stdin
-# and exits without writing anything.
-helper=$here/lib/reflect-helper.cjs helper_pid='' helper_in='' helper_out=''
+# both are dropped in its subshell only. The end of the pipe it reads is bash's own descriptor,
+# which bash closes on exec, so no process the hook starts holds it: a hook that stops before
+# sending the facts (killed, or done early) closes it, and the helper then reads an empty stdin and
+# exits without writing anything. (Bash also closes it, and says so in FORGE_HELPER[1], when it reaps
+# a helper that died.) The end it writes is copied to a descriptor of the hook's own, so its status
+# is still there to read after bash has reaped it.
+helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out=''
 forge_helper_start() {
-  local to_helper from_helper
+  local from_helper
   command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
   coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node "$helper" 2>/dev/null; }
-  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]} to_helper=${FORGE_HELPER[1]}
-  exec {helper_in}>&"$to_helper" {helper_out}<&"$from_helper" {to_helper}>&- {from_helper}<&-
+  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]}
+  exec {helper_out}<&"$from_helper" {from_helper}<&-
 }
 
 # forge_helper_run NAME=VALUE...: sends the facts (NUL-separated records) and waits, at most
@@ -256,13 +258,17 @@ forge_helper_start() {
 # could not be reached or ran out of time (then it is killed first, so it writes nothing after the
 # bash fallback has).
 forge_helper_run() {
-  local rc=0
+  local rc=0 to_helper=${FORGE_HELPER[1]:--1}
   FORGE_HELPER_STATUS=''
   # A helper already gone must cost a write error, not the SIGPIPE trap's exit.
   trap '' PIPE
-  printf '%s\0' "$@" FORGE_H_CLOSE_STDOUT=1 >&"$helper_in" || rc=1
+  if ((to_helper >= 0)); then
+    printf '%s\0' "$@" FORGE_H_CLOSE_STDOUT=1 >&"$to_helper" || rc=1
+    exec {to_helper}>&-
+  else
+    rc=1
+  fi
   trap 'exit 0' PIPE
-  exec {helper_in}>&-
   if ((rc == 0)); then
     IFS= read -r -d '' -t "$FORGE_HELPER_SECONDS" FORGE_HELPER_STATUS <&"$helper_out"
     if (($? > 128)); then

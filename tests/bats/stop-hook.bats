@@ -290,6 +290,30 @@ JSON
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 
+@test "a hook killed while git hangs leaves no helper behind: no process it started holds the helper's input open" {
+  fake="$BATS_TEST_TMPDIR/slow-git"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\n: >"%s/git-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
+  (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
+  victim=$!
+  for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/git-started" ] && break; sleep 0.05; done
+  [ -e "$BATS_TEST_TMPDIR/git-started" ]
+  helper=''
+  for pid in $(pgrep -P "$victim"); do
+    grep -q reflect-helper "/proc/$pid/cmdline" 2>/dev/null && helper=$pid
+  done
+  [ -n "$helper" ]
+  kill -9 "$victim"
+  wait "$victim" || true
+  # The hung git (sleep 30) lives on; the helper must not wait for it.
+  for _ in $(seq 100); do kill -0 "$helper" 2>/dev/null || break; sleep 0.05; done
+  gone=1
+  kill -0 "$helper" 2>/dev/null && gone=0
+  pkill -9 -f "sleep 30" || true
+  [ "$gone" -eq 1 ]
+  [ "$(sidecar_count)" -eq 0 ]
+}
+
 @test "with flock, the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
   command -v flock >/dev/null || skip "flock(1) is not installed here"
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock.flock"
@@ -305,9 +329,7 @@ JSON
   # A leftover pid file of the old scheme naming a live process is not obeyed either.
   mkdir -p "${lock%.flock}" && echo "$$ $(date +%s)" >"${lock%.flock}/owner"
   # The Stop's background drain is a CLI that outlives the hook: it must not keep the lock.
-  printf '#!/bin/sh
-sleep 5
-' >"$BATS_TEST_TMPDIR/slow-cli" && chmod +x "$BATS_TEST_TMPDIR/slow-cli"
+  printf '#!/bin/sh\nsleep 5\n' >"$BATS_TEST_TMPDIR/slow-cli" && chmod +x "$BATS_TEST_TMPDIR/slow-cli"
   FORGE_REFLECT_CLI="$BATS_TEST_TMPDIR/slow-cli" stop
   [ "$(sidecar_count)" -eq 1 ]
   flock -n "$lock" true
@@ -387,10 +409,8 @@ written_events() {
   # A helper that reads its facts, writes the first bytes of the event under the name it was given, then dies.
   fake=$BATS_TEST_TMPDIR/half-writer
   mkdir -p "$fake"
-  printf '#!/bin/sh
-tmp=$(tr "\\000" "\\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p")
-printf "{\\"v\\":1" >"$tmp"
-exit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  # shellcheck disable=SC2016 # expanded by the fake node, not here
+  printf '#!/bin/sh\ntmp=$(tr "\\000" "\\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p")\nprintf "{\\"v\\":1" >"$tmp"\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   [ "$(written_events | wc -l)" -eq 1 ]
@@ -406,16 +426,11 @@ exit 1\n' >"$fake/node" && chmod +x "$fake/node"
   fake=$BATS_TEST_TMPDIR/deaf-node
   mkdir -p "$fake"
   # Writing to a pipe nobody reads raises SIGPIPE in the hook: it must not end the run.
-  printf '#!/bin/sh
-exec 0<&-
-sleep 1
-' >"$fake/node" && chmod +x "$fake/node"
+  printf '#!/bin/sh\nexec 0<&-\nsleep 1\n' >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   [ "$(sidecar_count)" -eq 1 ]
-  printf '#!/bin/sh
-exit 0
-' >"$fake/node"
+  printf '#!/bin/sh\nexit 0\n' >"$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   [ "$(sidecar_count)" -eq 2 ]
@@ -445,10 +460,7 @@ exit 0
   echo x >"$REPO/new.md"
   spy=$BATS_TEST_TMPDIR/spy-git
   mkdir -p "$spy"
-  printf '#!/bin/sh
-echo "$*" >>"%s/git-calls"
-exec %s "$@"
-' "$BATS_TEST_TMPDIR" "$(command -v git)" >"$spy/git" && chmod +x "$spy/git"
+  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR" "$(command -v git)" >"$spy/git" && chmod +x "$spy/git"
   PATH="$spy:$PATH" stop
   assert_promise
   grep -q ' status .*--no-ahead-behind' "$BATS_TEST_TMPDIR/git-calls"
