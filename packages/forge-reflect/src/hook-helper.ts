@@ -153,13 +153,17 @@ function namesSession(text: string): boolean {
   }
 }
 
-/** The session's changed files, NUL-separated: from the hook's one `git status`, plus the commits since the base when there was no snapshot. */
-function changedList(env: Facts): string | null {
+/**
+ * The session's changed files: from the hook's one `git status`, plus the commits since the base
+ * when there was no snapshot (a NUL-separated list). Kept as an array: 20,000 paths joined into one
+ * text and split again cost ~15 ms here.
+ */
+function changedList(env: Facts): string[] | null {
   const status = readOrNull(env.FORGE_H_STATUS);
   if (status === null) return null;
   const { files } = changedFromStatus(status, env.FORGE_H_STATUS_BASE === 'snapshot' ? 'snapshot' : 'head');
   const committed = readOrNull(env.FORGE_H_COMMITTED);
-  return committed === null ? files.join('\0') : `${files.join('\0')}\0${committed}`;
+  return committed === null ? files : files.concat(committed.split('\0'));
 }
 
 function main(env: Facts): number {
@@ -170,8 +174,7 @@ function main(env: Facts): number {
   const gitOk = env.FORGE_H_GIT_OK === '1';
   const chosen = chooseSelfReport(env);
   const built = buildSidecar({
-    changed: gitOk ? changedList(env) : null,
-    untracked: gitOk ? '' : null,
+    files: gitOk ? changedList(env) : null,
     ...(env.FORGE_H_LISTING_NOTE ? { listingNote: env.FORGE_H_LISTING_NOTE } : {}),
     ...(env.FORGE_H_BLIND ? { blindReason: env.FORGE_H_BLIND } : {}),
     selfReport: chosen.file,

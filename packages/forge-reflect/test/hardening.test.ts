@@ -22,8 +22,7 @@ const bomb = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
 function facts(text: string | null) {
   return {
-    changed: '',
-    untracked: 'src/a.ts\0',
+    files: ['src/a.ts'],
     selfReport: text === null ? ({ kind: 'absent' } as const) : ({ kind: 'text', text } as const),
     sessionId: 's1',
     taskRef: 't',

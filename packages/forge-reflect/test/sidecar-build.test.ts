@@ -4,8 +4,7 @@ import { reflectionV1Schema } from '@forge-reflect/reflection-types';
 import { buildSidecar, type SidecarFacts } from '../src/sidecar/build.js';
 
 const facts = (selfReport: object): SidecarFacts => ({
-  changed: 'src/auth/token.ts\0',
-  untracked: 'notes.md\0',
+  files: ['src/auth/token.ts', 'notes.md'],
   selfReport: { kind: 'text', text: JSON.stringify(selfReport) },
   sessionId: 's1',
   taskRef: 'acme#42',
@@ -32,8 +31,9 @@ describe('buildSidecar', () => {
     expect(reflectionV1Schema.safeParse(built.sidecar).success).toBe(true);
   });
 
-  it('takes files from git and the risk from the floor', () => {
-    const built = buildSidecar(facts({ confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null }));
+  it('takes files from git, sorted without repeats or empty names, and the risk from the floor', () => {
+    const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
+    const built = buildSidecar({ ...facts(report), files: ['src/auth/token.ts', 'notes.md', '', 'notes.md'] });
     expect(built.sidecar.files_changed).toEqual(['notes.md', 'src/auth/token.ts']);
     expect(built.sidecar.risk.surface).toBe('auth');
     expect(built.sidecar.risk.needs_review).toBe(true);
@@ -41,7 +41,7 @@ describe('buildSidecar', () => {
 
   it('fails closed when the changed files could not be listed: review, with the reason', () => {
     const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
-    const built = buildSidecar({ ...facts(report), changed: null, untracked: null, blindReason: 'git did not finish within the 12 s budget' });
+    const built = buildSidecar({ ...facts(report), files: null, blindReason: 'git did not finish within the 12 s budget' });
     expect(built.sidecar.files_changed).toEqual([]);
     expect(built.sidecar.risk.needs_review).toBe(true);
     expect(built.sidecar.risk.reason).toContain('review: git did not finish within the 12 s budget');
@@ -50,7 +50,7 @@ describe('buildSidecar', () => {
 
   it('says in risk.reason when the list may hold changes made before the session', () => {
     const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
-    const built = buildSidecar({ ...facts(report), changed: 'docs/a.md\0', untracked: '', listingNote: 'no working-tree snapshot from SessionStart' });
+    const built = buildSidecar({ ...facts(report), files: ['docs/a.md'], listingNote: 'no working-tree snapshot from SessionStart' });
     expect(built.sidecar.risk.needs_review).toBe(false);
     expect(built.sidecar.risk.reason).toMatch(/; no working-tree snapshot from SessionStart$/);
   });

@@ -14,10 +14,11 @@ import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
 import { redactText } from '../redact.js';
 
 export interface SidecarFacts {
-  /** `git diff --name-only -z --no-renames` output (against the snapshot or the base), or null when git failed or there is no repo. */
-  changed: string | null;
-  /** `git ls-files --others --exclude-standard -z` output, or null when git failed. */
-  untracked: string | null;
+  /**
+   * Every changed file git listed (in any order, repeats and empty names allowed), or null when
+   * they could not be listed (git failed, or there is no repo).
+   */
+  files: readonly string[] | null;
   /** Why the list may hold more than the session's own changes (no snapshot), added to risk.reason. */
   listingNote?: string;
   /** Why the changed files could not be listed; the floor then fails closed (needs_review). */
@@ -45,11 +46,11 @@ export interface BuiltSidecar {
   selfReportReason?: string;
 }
 
-/** Changed and untracked files (NUL-separated lists), as one sorted list without repeats. */
-export function parseChangedFiles(changed: string, untracked: string): string[] {
-  const files = new Set<string>();
-  for (const list of [changed, untracked]) for (const path of list.split('\0')) if (path !== '') files.add(path);
-  return [...files].sort();
+/** The changed files as one sorted list, without repeats or empty names. */
+export function sortedFiles(files: readonly string[]): string[] {
+  const unique = new Set(files);
+  unique.delete('');
+  return [...unique].sort();
 }
 
 /** Longest self-report string kept (UTF-16 code units); a longer one is cut and marked. */
@@ -123,8 +124,8 @@ function readSelfReport(
 }
 
 export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
-  const gitOk = facts.changed !== null && facts.untracked !== null;
-  const files = parseChangedFiles(facts.changed ?? '', facts.untracked ?? '');
+  const gitOk = facts.files !== null;
+  const files = sortedFiles(facts.files ?? []);
   const floor = evaluateRiskFloor({ filesChanged: files }, { threshold: facts.threshold });
   const risk = { ...floor };
   if (gitOk && facts.listingNote) risk.reason += `; ${cleanText(facts.listingNote, 500)}`;
