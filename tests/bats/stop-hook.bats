@@ -269,18 +269,23 @@ JSON
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 
-@test "SIGKILL in mid-run leaves no partial sidecar, and the next run works despite its lock" {
-  fake="$BATS_TEST_TMPDIR/slow-git"
+# start_stop_hung_in_git: starts the Stop hook in the background with a git that says when the hook
+# has reached it, then hangs (as `sleep 30`); returns once the hook is inside git, its pid in $victim.
+start_stop_hung_in_git() {
+  local fake=$BATS_TEST_TMPDIR/slow-git
   mkdir -p "$fake"
-  # The fake git says when the hook has reached it, then hangs: the kill lands inside the git step.
-  printf '#!/bin/sh\n: >"%s/git-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
+  printf '#!/bin/sh\n: >"%s/git-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/git-started" ] && break; sleep 0.05; done
   [ -e "$BATS_TEST_TMPDIR/git-started" ]
+}
+
+@test "SIGKILL in mid-run leaves no partial sidecar, and the next run works despite its lock" {
+  start_stop_hung_in_git
   kill -9 "$victim"
   wait "$victim" || true
-  pkill -9 -f "$fake/git" || true
+  pkill -9 -f "sleep 30" || true
   [ "$(sidecar_count)" -eq 0 ]
   [ -n "$(find "$REPO/.forge/locks" -name '*.lock*')" ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
@@ -291,13 +296,7 @@ JSON
 }
 
 @test "a hook killed while git hangs leaves no helper behind: no process it started holds the helper's input open" {
-  fake="$BATS_TEST_TMPDIR/slow-git"
-  mkdir -p "$fake"
-  printf '#!/bin/sh\n: >"%s/git-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
-  (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
-  victim=$!
-  for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/git-started" ] && break; sleep 0.05; done
-  [ -e "$BATS_TEST_TMPDIR/git-started" ]
+  start_stop_hung_in_git
   helper=''
   for pid in $(pgrep -P "$victim"); do
     grep -q reflect-helper "/proc/$pid/cmdline" 2>/dev/null && helper=$pid
@@ -388,6 +387,14 @@ JSON
   [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report)" = '"absent"' ]
 }
 
+# stop_with_fake_node NAME BODY: the Stop hook with `node` on PATH a sh script of BODY.
+stop_with_fake_node() {
+  local fake=$BATS_TEST_TMPDIR/$1
+  mkdir -p "$fake"
+  printf '#!/bin/sh\n%s\n' "$2" >"$fake/node" && chmod +x "$fake/node"
+  PATH="$fake:$PATH" stop
+}
+
 # written_events: the payload lines of the reflection.written events in the spool, one per line.
 written_events() {
   local f
@@ -407,11 +414,8 @@ written_events() {
   [ "$(jget "$BATS_TEST_TMPDIR/written.json" degraded)" = true ]
   rm -f "$REPO"/.forge/spool/*.event
   # A helper that reads its facts, writes the first bytes of the event under the name it was given, then dies.
-  fake=$BATS_TEST_TMPDIR/half-writer
-  mkdir -p "$fake"
   # shellcheck disable=SC2016 # expanded by the fake node, not here
-  printf '#!/bin/sh\ntmp=$(tr "\\000" "\\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p")\nprintf "{\\"v\\":1" >"$tmp"\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
-  PATH="$fake:$PATH" stop
+  stop_with_fake_node half-writer 'tmp=$(tr "\000" "\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p"); printf "{\"v\":1" >"$tmp"; exit 1'
   assert_promise
   [ "$(written_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do
@@ -423,15 +427,11 @@ written_events() {
 }
 
 @test "a helper that is gone before the facts reach it (its stdin closed, or exited) costs the self-report, never the sidecar" {
-  fake=$BATS_TEST_TMPDIR/deaf-node
-  mkdir -p "$fake"
   # Writing to a pipe nobody reads raises SIGPIPE in the hook: it must not end the run.
-  printf '#!/bin/sh\nexec 0<&-\nsleep 1\n' >"$fake/node" && chmod +x "$fake/node"
-  PATH="$fake:$PATH" stop
+  stop_with_fake_node deaf-node 'exec 0<&-; sleep 1'
   assert_promise
   [ "$(sidecar_count)" -eq 1 ]
-  printf '#!/bin/sh\nexit 0\n' >"$fake/node"
-  PATH="$fake:$PATH" stop
+  stop_with_fake_node gone-node 'exit 0'
   assert_promise
   [ "$(sidecar_count)" -eq 2 ]
   [ "$(written_events | wc -l)" -eq 2 ]
