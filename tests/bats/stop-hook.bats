@@ -449,6 +449,11 @@ written_events() {
   assert_promise
   [ "$(jget "$(last_sidecar)" task_ref)" = '"acme#1\nline \"two\" a=b"' ]
   [ "$(jget "$(last_sidecar)" confidence)" = 0.4 ]
+  # The helper's reflection.written says what the sidecar says.
+  written_events >"$BATS_TEST_TMPDIR/written.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" degraded)" = "$(jget "$(last_sidecar)" provenance.degraded)" ]
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" degraded)" = false ]
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report_source)" = '"file"' ]
 }
 
 @test "a branch with an upstream: git status is not asked to count ahead/behind, and the sidecar is the same" {

@@ -218,7 +218,7 @@ function main(env: Facts): number {
       sidecar: env.FORGE_H_FINAL,
       session_id: env.FORGE_H_SESSION_ID || 'unknown',
       task_ref: env.FORGE_H_TASK_REF || 'unknown',
-      degraded: !(built.selfReport === 'ok' && gitOk),
+      degraded: built.sidecar.provenance.degraded,
       self_report: built.selfReport,
       self_report_source: chosen.source,
     });
