@@ -21,7 +21,8 @@
  * only when the sidecar was written.
  */
 import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { REFLECTION_MODES, type ReflectionMode } from '@forge-reflect/reflection-types';
+import type { ReflectionMode } from '@forge-reflect/reflection-types';
+import { REFLECTION_MODES } from '@forge-reflect/reflection-types/constants';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
 import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
 import { buildSidecar, type SelfReportFile } from './sidecar/build.js';

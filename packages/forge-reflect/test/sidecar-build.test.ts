@@ -55,3 +55,39 @@ describe('buildSidecar', () => {
     expect(built.sidecar.risk.reason).toMatch(/; no working-tree snapshot from SessionStart$/);
   });
 });
+
+describe('buildSidecar checks with the generated validators, as the CLI reads', () => {
+  it('refuses a self-report that breaks the schema with every problem (up to three): JSON Pointer and rule, as `forge-reflect validate` words them', () => {
+    const cases: Array<[object, string]> = [
+      [{ confidence: 1.5, most_likely_wrong: { surface: 'auth', description: 'x' }, known_not_in_diff: null }, '/confidence: must be <= 1'],
+      [{ confidence: 0.5, most_likely_wrong: { surface: 'db', description: 'x' }, known_not_in_diff: null }, '/most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"'],
+      [{ confidence: 0.5, most_likely_wrong: { surface: 'ui', description: 'x' } }, '/known_not_in_diff: is required'],
+      [{ confidence: 0.5, most_likely_wrong: { surface: 'ui', description: 'x' }, known_not_in_diff: null, mood: 'fine' }, '/mood: is not allowed (unknown key)'],
+      [{ confidence: '0.5', most_likely_wrong: { surface: 'ui', description: 'x' }, known_not_in_diff: null }, '/confidence: must be number'],
+      [{ confidence: 7, most_likely_wrong: { surface: 'ai', description: 'x' } }, '/known_not_in_diff: is required; /confidence: must be <= 1; /most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"'],
+      [{ confidence: 7, most_likely_wrong: 1, a: 1, b: 2 }, '/known_not_in_diff: is required; /a: is not allowed (unknown key); /b: is not allowed (unknown key); and 2 more'],
+    ];
+    for (const [report, reason] of cases) {
+      const built = buildSidecar(facts(report));
+      expect(built.selfReport, reason).toBe('invalid');
+      expect(built.selfReportReason).toBe(reason);
+      expect(built.sidecar.confidence).toBeNull();
+      expect(built.sidecar.provenance.degraded).toBe(true);
+    }
+  });
+
+  it('writes most_likely_wrong in the schema order whatever order the agent used, and drops session_id', () => {
+    const built = buildSidecar(facts({ session_id: 's1', known_not_in_diff: 'k', most_likely_wrong: { description: 'd', surface: 'data' }, confidence: 0.25 }));
+    expect(built.selfReport).toBe('ok');
+    expect(Object.keys(built.sidecar.most_likely_wrong ?? {})).toEqual(['surface', 'description']);
+    expect(JSON.stringify(built.sidecar)).toContain('"confidence":0.25,"most_likely_wrong":{"surface":"data","description":"d"},"known_not_in_diff":"k"');
+    expect(reflectionV1Schema.safeParse(built.sidecar).success).toBe(true);
+  });
+
+  it('never returns a sidecar that breaks reflection.v1: an attempt of 0 or a timestamp of 30 February throws', () => {
+    const report = { confidence: 1, most_likely_wrong: { surface: 'none', description: 'x' }, known_not_in_diff: null };
+    expect(() => buildSidecar({ ...facts(report), attempt: 0 })).toThrow('/provenance/reflection_attempt: must be >= 1');
+    expect(() => buildSidecar({ ...facts(report), timestamp: '2026-02-30T10:00:00Z' })).toThrow('/timestamp: must match format "date-time"');
+    expect(buildSidecar({ ...facts(report), timestamp: '2028-02-29T10:00:00Z' }).sidecar.timestamp).toBe('2028-02-29T10:00:00Z');
+  });
+});

@@ -6,18 +6,9 @@
  * Every object is strict: a key the PRD does not name is an error, at any depth.
  */
 import { z } from 'zod';
+import { REFLECTION_MODES, REFLECTION_SCHEMA_ID, REVIEW_SURFACES, UTC_TIMESTAMP_PATTERN } from './constants.js';
 
-export const REVIEW_SURFACES = ['auth', 'data', 'infra', 'ui', 'build', 'test', 'docs', 'none'] as const;
-export const REFLECTION_MODES = ['off', 'solo', 'orchestrated'] as const;
-export const REFLECTION_SCHEMA_ID = 'reflection.v1' as const;
-
-/**
- * ISO-8601 in UTC with a literal `Z`, optional fractional seconds. The regex mirrors what
- * zod's datetime() accepts so the JSON Schema carries the same rule as a `pattern`, and
- * `format: date-time` adds the calendar check (no 30 February) on the ajv side. Hours, minutes and
- * seconds are ranged here because ajv-formats would accept a leap second (23:59:60) that zod refuses.
- */
-export const UTC_TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
+export { REFLECTION_MODES, REFLECTION_SCHEMA_ID, REVIEW_SURFACES, UTC_TIMESTAMP_PATTERN } from './constants.js';
 
 export const reviewSurfaceSchema = z.enum(REVIEW_SURFACES);
 export const reflectionModeSchema = z.enum(REFLECTION_MODES);

@@ -1,7 +1,9 @@
 /**
  * PRD §9.4: the zod schema and the committed JSON Schema agree. Every case below is a JSON
- * text; zod (`safeParse`) and ajv (strict, allErrors, ajv-formats, compiled from the committed
- * file) must both give it the verdict the case expects.
+ * text; zod (`safeParse`), ajv (strict, allErrors, ajv-formats, compiled from the committed
+ * file) and the validators ajv generated from that file for the Stop hook's helper
+ * (packages/forge-reflect/src/sidecar/schema-validators.generated.ts) must all three give it the
+ * verdict the case expects.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +20,7 @@ import {
   type ReflectionV1Dto,
   type SelfReportInputDto,
 } from '@forge-reflect/reflection-types';
+import { validateSelfReportInput, validateSidecar } from '../../forge-reflect/src/sidecar/schema-validators.generated.js';
 import { mulberry32, pick } from '../../../tests/support/random.js';
 
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself.
@@ -69,14 +72,17 @@ function mutate(base: unknown, path: readonly string[], value: Json | typeof DEL
   return copy;
 }
 
-/** Every verdict that is not the expected one, for both validators. */
-function verdictErrors(cases: readonly Case[], zod: ZodTypeAny, ajv: ValidateFunction): string[] {
+type Generated = (data: unknown) => boolean;
+
+/** Every verdict that is not the expected one, for the three validators. */
+function verdictErrors(cases: readonly Case[], zod: ZodTypeAny, ajv: ValidateFunction, generated: Generated): string[] {
   const out: string[] = [];
   for (const c of cases) {
     const zodOk = zod.safeParse(JSON.parse(c.json)).success;
     const ajvOk = ajv(JSON.parse(c.json)) === true;
-    if (zodOk !== c.valid || ajvOk !== c.valid) {
-      out.push(`${c.label}: expected ${c.valid ? 'valid' : 'invalid'}, zod ${zodOk}, ajv ${ajvOk} — ${c.json}`);
+    const generatedOk = generated(JSON.parse(c.json)) === true;
+    if (zodOk !== c.valid || ajvOk !== c.valid || generatedOk !== c.valid) {
+      out.push(`${c.label}: expected ${c.valid ? 'valid' : 'invalid'}, zod ${zodOk}, ajv ${ajvOk}, generated ${generatedOk} — ${c.json}`);
     }
   }
   return out;
@@ -395,8 +401,8 @@ describe('zod and the committed JSON Schema agree on reflection.v1', () => {
     expect(ajv.errors ?? null).toBeNull();
   });
 
-  it('both accept every valid case and both reject every invalid case', () => {
-    expect(verdictErrors(cases, reflectionV1Schema, ajv)).toEqual([]);
+  it('all three accept every valid case and reject every invalid case', () => {
+    expect(verdictErrors(cases, reflectionV1Schema, ajv, validateSidecar as Generated)).toEqual([]);
   });
 
   it('leap seconds (23:59:60Z): zod and ajv agree', () => {
@@ -404,9 +410,9 @@ describe('zod and the committed JSON Schema agree on reflection.v1', () => {
     // through; zod's datetime() refuses seconds above 59. One of the two has to change.
     const verdicts = LEAP_SECOND_TIMESTAMPS.map((timestamp) => {
       const doc = { ...REALISTIC, timestamp };
-      return { timestamp, zod: reflectionV1Schema.safeParse(doc).success, ajv: ajv(doc) === true };
+      return { timestamp, zod: reflectionV1Schema.safeParse(doc).success, ajv: ajv(doc) === true, generated: (validateSidecar as Generated)(doc) };
     });
-    expect(verdicts.filter((v) => v.zod !== v.ajv)).toEqual([]);
+    expect(verdicts.filter((v) => v.zod !== v.ajv || v.zod !== v.generated)).toEqual([]);
   });
 });
 
@@ -434,7 +440,7 @@ describe('zod and the committed JSON Schema agree on reflection-input.v1', () =>
     expect(invalid.length).toBeGreaterThan(40);
   });
 
-  it('both accept every valid case and reject every invalid case', () => {
-    expect(verdictErrors(cases, selfReportInputSchema, ajv)).toEqual([]);
+  it('all three accept every valid case and reject every invalid case', () => {
+    expect(verdictErrors(cases, selfReportInputSchema, ajv, validateSelfReportInput as Generated)).toEqual([]);
   });
 });

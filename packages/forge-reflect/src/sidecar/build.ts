@@ -1,17 +1,13 @@
 /**
  * Builds a reflection.v1 sidecar from what the Stop hook gathered: git's lists of changed files,
  * the self-report (the final answer's block or the file, already chosen), and the ids. Pure: no
- * IO, no clock, no environment.
+ * IO, no clock, no environment. Both the self-report and the sidecar are checked against their
+ * committed JSON Schemas by generated validators (schema-check.ts): no zod on the hook's path.
  */
-import {
-  reflectionV1Schema,
-  selfReportInputSchema,
-  type ReflectionMode,
-  type ReflectionV1Dto,
-  type SelfReportInputDto,
-} from '@forge-reflect/reflection-types';
+import type { ReflectionMode, ReflectionV1Dto, SelfReportInputDto } from '@forge-reflect/reflection-types';
 import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
 import { redactText } from '../redact.js';
+import { selfReportInputProblems, sidecarProblems } from './schema-check.js';
 
 export interface SidecarFacts {
   /**
@@ -111,16 +107,21 @@ function readSelfReport(
   } catch (error) {
     return { status: 'invalid', reason: `not JSON: ${cleanText((error as Error).message, 300)}` };
   }
-  const parsed = selfReportInputSchema.safeParse(sanitizeSelfReport(raw));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `/${issue.path.map((p) => cleanText(String(p), 200)).join('/')}` : '/';
-    return { status: 'invalid', reason: `${where}: ${cleanText(issue?.message ?? 'invalid', 500)}` };
+  const value = sanitizeSelfReport(raw);
+  // Every problem, up to three, so one refusal says all there is to fix.
+  const problems = selfReportInputProblems(value);
+  if (problems.length > 0) {
+    const said = problems.slice(0, 3).map((p) => `${cleanText(p.path, 200)}: ${cleanText(p.message, 300)}`);
+    if (problems.length > 3) said.push(`and ${problems.length - 3} more`);
+    return { status: 'invalid', reason: said.join('; ') };
   }
-  if (parsed.data.session_id !== undefined && parsed.data.session_id !== cleanText(sessionId, 256)) {
-    return { status: 'invalid', reason: `written for session ${cleanText(parsed.data.session_id, 200)}, not ${cleanText(sessionId, 200)}` };
+  const report = value as SelfReportInputDto;
+  if (report.session_id !== undefined && report.session_id !== cleanText(sessionId, 256)) {
+    return { status: 'invalid', reason: `written for session ${cleanText(report.session_id, 200)}, not ${cleanText(sessionId, 200)}` };
   }
-  return { status: 'ok', value: parsed.data };
+  // In the schema's key order, whatever order the agent wrote them in.
+  const { confidence, most_likely_wrong: wrong, known_not_in_diff: known } = report;
+  return { status: 'ok', value: { confidence, most_likely_wrong: { surface: wrong.surface, description: wrong.description }, known_not_in_diff: known } };
 }
 
 export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
@@ -135,7 +136,7 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
     risk.reason += `; review: ${cleanText(facts.blindReason || 'the changed files could not be listed', 500)}`;
   }
   const report = readSelfReport(facts.selfReport, facts.sessionId);
-  const sidecar: ReflectionV1Dto = reflectionV1Schema.parse({
+  const sidecar: ReflectionV1Dto = {
     schema: 'reflection.v1',
     task_ref: cleanText(facts.taskRef, 512),
     agent: cleanText(facts.agent, 256),
@@ -153,7 +154,11 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
       degraded: !gitOk || report.status !== 'ok',
       reflection_mode: facts.mode,
     },
-  });
+  };
+  // Built here from checked parts, and checked whole all the same: a sidecar that breaks the schema
+  // is never written (the hook's bash fallback writes a degraded one instead).
+  const broken = sidecarProblems(sidecar)[0];
+  if (broken) throw new Error(`the sidecar breaks reflection.v1 at ${broken.path}: ${broken.message}`);
   return {
     sidecar,
     selfReport: report.status,
