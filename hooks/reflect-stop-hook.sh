@@ -26,10 +26,31 @@ umask 077
 set -o noclobber
 
 here=${BASH_SOURCE[0]%/*}
+# The node helper is started first, before bash has even read the rest of this file, and waits on
+# its stdin for the facts (forge_helper_run), so node's own start (~70 ms here) runs while the hook
+# reads the payload, takes the lock and asks git.
+# It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
+# a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
+# both are dropped in its subshell only. The end of the pipe it reads is bash's own descriptor,
+# which bash closes on exec, so no process the hook starts holds it: a hook that stops before
+# sending the facts (killed, or done early) closes it, and the helper then reads at most the Stop
+# event's names (forge_stop_commit), moves that event into the spool, and writes nothing else.
+# (Bash also closes it, and says so in FORGE_HELPER[1], when it reaps
+# a helper that died.) The end it writes is copied to a descriptor of the hook's own, so its status
+# is still there to read after bash has reaped it.
+helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out=''
+forge_helper_start() {
+  local from_helper
+  command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
+  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node "$helper" 2>/dev/null; }
+  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]}
+  exec {helper_out}<&"$from_helper" {from_helper}<&-
+}
+
+forge_helper_start
+
 # shellcheck source=lib/common.sh
 source "$here/lib/common.sh" || exit 0
-# shellcheck source=lib/risk-table.sh
-source "$here/lib/risk-table.sh" || FORGE_RISK_TABLE_MISSING=1
 
 # Time limits, well inside the 30 s registration: all git calls together, then the node helper.
 FORGE_GIT_BUDGET=${FORGE_GIT_BUDGET:-12}
@@ -51,6 +72,7 @@ work='' lock='' sidecar_tmp='' input_taken='' input=''
 forge_stop_cleanup() {
   local -a gone=()
   local part
+  forge_stop_commit
   # A self-report taken but never placed goes back where it was, unless a new one arrived meanwhile
   # (then it goes with the other temp files).
   if [[ -n $input_taken && -f $input_taken && ! -e $input && ! -L $input ]] && forge_no_links "$input"; then
@@ -154,7 +176,9 @@ forge_fallback_sidecar() {
   if ((${#files[@]} > 1)); then
     mapfile -d '' -t files < <(printf '%s\0' "${files[@]}" | LC_ALL=C sort -z)
   fi
-  if [[ -z ${FORGE_RISK_TABLE_MISSING:-} ]]; then
+  # The bash twin of the risk floor is read only here: a run the helper serves never parses it.
+  # shellcheck source=lib/risk-table.sh
+  if source "$here/lib/risk-table.sh"; then
     forge_risk_threshold "${REFLECTION_RISK_THRESHOLD:-}" || FORGE_RISK_THRESHOLD=$FORGE_RISK_DEFAULT_THRESHOLD
     threshold=$FORGE_RISK_THRESHOLD
     forge_risk_evaluate "$threshold" "${files[@]}"
@@ -231,26 +255,19 @@ forge_sweep() {
   ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
-# The node helper is started first and waits on its stdin for the facts (forge_helper_run), so
-# node's own start (~70 ms here) runs while the hook reads the payload, takes the lock and asks git.
-# It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
-# a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
-# both are dropped in its subshell only. The end of the pipe it reads is bash's own descriptor,
-# which bash closes on exec, so no process the hook starts holds it: a hook that stops before
-# sending the facts (killed, or done early) closes it, and the helper then reads an empty stdin and
-# exits without writing anything. (Bash also closes it, and says so in FORGE_HELPER[1], when it reaps
-# a helper that died.) The end it writes is copied to a descriptor of the hook's own, so its status
-# is still there to read after bash has reaped it.
-helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out=''
-forge_helper_start() {
-  local from_helper
-  command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
-  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node "$helper" 2>/dev/null; }
-  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]}
-  exec {helper_out}<&"$from_helper" {from_helper}<&-
+# forge_helper_send NAME=VALUE...: sends facts to the helper as NUL-separated records, leaving its
+# input open for more. Fails when it cannot be reached: a helper already gone costs a write error,
+# not the SIGPIPE trap's exit.
+forge_helper_send() {
+  local rc=0 to_helper=${FORGE_HELPER[1]:--1}
+  ((to_helper >= 0)) || return 1
+  trap '' PIPE
+  printf '%s\0' "$@" >&"$to_helper" || rc=1
+  trap 'exit 0' PIPE
+  return "$rc"
 }
 
-# forge_helper_run NAME=VALUE...: sends the facts (NUL-separated records) and waits, at most
+# forge_helper_run NAME=VALUE...: sends the last facts, closes the helper's input and waits, at most
 # FORGE_HELPER_SECONDS, for the end of the helper's stdout: it closes it once it is done with every
 # file (FORGE_H_CLOSE_STDOUT), and node's own teardown after that is not waited for. Sets
 # FORGE_HELPER_STATUS to its one status line, which it writes only once the sidecar is written; a
@@ -260,15 +277,8 @@ forge_helper_start() {
 forge_helper_run() {
   local rc=0 to_helper=${FORGE_HELPER[1]:--1}
   FORGE_HELPER_STATUS=''
-  # A helper already gone must cost a write error, not the SIGPIPE trap's exit.
-  trap '' PIPE
-  if ((to_helper >= 0)); then
-    printf '%s\0' "$@" FORGE_H_CLOSE_STDOUT=1 >&"$to_helper" || rc=1
-    exec {to_helper}>&-
-  else
-    rc=1
-  fi
-  trap 'exit 0' PIPE
+  forge_helper_send "$@" FORGE_H_CLOSE_STDOUT=1 || rc=1
+  ((to_helper < 0)) || exec {to_helper}>&-
   if ((rc == 0)); then
     IFS= read -r -d '' -t "$FORGE_HELPER_SECONDS" FORGE_HELPER_STATUS <&"$helper_out"
     if (($? > 128)); then
@@ -283,10 +293,18 @@ forge_helper_run() {
   return "$rc"
 }
 
+# forge_stop_commit: moves the Stop event into the spool, unless the helper already has. (Both may
+# try: the one name moves once, and neither ever replaces a file.)
+stop_tmp='' stop_final=''
+forge_stop_commit() {
+  [[ -n $stop_tmp && -f $stop_tmp && ! -L $stop_tmp ]] || return 0
+  forge_fresh "$stop_final" && mv -f -- "$stop_tmp" "$stop_final"
+  stop_tmp=''
+}
+
 forge_runtime "${1:-}"
 forge_state_dir
 forge_ensure_state || exit 0
-forge_helper_start
 forge_spool_open Stop stop-hook || exit 0
 
 # Ids from the payload: the session as given (for the sidecar), and its safe form (for file names).
@@ -296,9 +314,9 @@ session_id=${session_id:-unknown}
 forge_safe_id "$session_id"
 safe_session=$FORGE_SAFE_ID
 
-# The Stop event is spooled at once (a drain may take it any time after); the helper reads the
-# spool file's text from this run's temp payload: written again from memory when the payload was
-# read whole, else a second link to the same file. Every temp name is new (noclobber does the rest).
+# The helper reads the Stop event's text from this run's temp payload: written again from memory
+# when the payload was read whole, else a second link to the same file. Every temp name is new
+# (noclobber does the rest).
 work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
 for part in "${WORK_PARTS[@]}"; do
   forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
@@ -310,7 +328,13 @@ elif [[ -n $work ]]; then
   # cat, not cp: the redirection is under noclobber, so nothing is written through a planted name.
   ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
 fi
-forge_spool_commit
+# The Stop event is complete: the helper moves it into the spool as soon as it has started (a drain
+# may take it any time after). It is told the names now, so it does so even if this hook is killed
+# from here on; this hook does it when there is no helper, and on the way out if the helper did not
+# (forge_stop_commit). That saves an `mv` while node starts.
+stop_tmp=$FORGE_SPOOL_TMP stop_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+FORGE_SPOOL_TMP=''
+forge_helper_send FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$stop_final" || forge_stop_commit
 # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
 now_iso=$FORGE_NOW_ISO
 [[ -n $work ]] || exit 0

@@ -281,13 +281,43 @@ start_stop_hung_in_git() {
   [ -e "$BATS_TEST_TMPDIR/git-started" ]
 }
 
-@test "SIGKILL in mid-run leaves no partial sidecar, and the next run works despite its lock" {
+# helper_of PID: the pid of the node helper the Stop hook PID started (empty when none).
+helper_of() {
+  local pid
+  for pid in $(pgrep -P "$1"); do
+    grep -q reflect-helper "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+  done
+  return 0
+}
+
+# wait_gone PID: waits (at most 5 s) for PID to end; fails if it does not.
+wait_gone() {
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  return 1
+}
+
+# stop_events: the Stop events in the spool, one line (the envelope) each.
+stop_events() {
+  local f
+  for f in "$REPO"/.forge/spool/*.event; do
+    [ -e "$f" ] || continue
+    head -n 1 "$f" | grep '"event":"Stop"'
+  done
+  return 0
+}
+
+@test "SIGKILL in mid-run leaves no partial sidecar, the helper still spools the Stop event, and the next run works despite its lock" {
   start_stop_hung_in_git
+  helper=$(helper_of "$victim")
+  [ -n "$helper" ]
   kill -9 "$victim"
   wait "$victim" || true
+  # The Stop event was handed to the helper before git: it spools it once it has started.
+  wait_gone "$helper"
   pkill -9 -f "sleep 30" || true
   [ "$(sidecar_count)" -eq 0 ]
   [ -n "$(find "$REPO/.forge/locks" -name '*.lock*')" ]
+  [ "$(stop_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
   stop
   assert_promise
@@ -297,17 +327,13 @@ start_stop_hung_in_git() {
 
 @test "a hook killed while git hangs leaves no helper behind: no process it started holds the helper's input open" {
   start_stop_hung_in_git
-  helper=''
-  for pid in $(pgrep -P "$victim"); do
-    grep -q reflect-helper "/proc/$pid/cmdline" 2>/dev/null && helper=$pid
-  done
+  helper=$(helper_of "$victim")
   [ -n "$helper" ]
   kill -9 "$victim"
   wait "$victim" || true
   # The hung git (sleep 30) lives on; the helper must not wait for it.
-  for _ in $(seq 100); do kill -0 "$helper" 2>/dev/null || break; sleep 0.05; done
   gone=1
-  kill -0 "$helper" 2>/dev/null && gone=0
+  wait_gone "$helper" || gone=0
   pkill -9 -f "sleep 30" || true
   [ "$gone" -eq 1 ]
   [ "$(sidecar_count)" -eq 0 ]
@@ -323,6 +349,9 @@ start_stop_hung_in_git() {
   stop
   assert_promise
   [ "$(sidecar_count)" -eq 0 ]
+  # The turn's Stop event is spooled all the same, once (the hook and its helper may both try).
+  [ "$(stop_events | wc -l)" -eq 1 ]
+  [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
   kill -9 "$holder"; wait "$holder" || true
   pkill -9 -f "sleep 30" || true
   # A leftover pid file of the old scheme naming a live process is not obeyed either.
@@ -435,6 +464,8 @@ written_events() {
   assert_promise
   [ "$(sidecar_count)" -eq 2 ]
   [ "$(written_events | wc -l)" -eq 2 ]
+  # The helper never moved the Stop events: the hook did, once each.
+  [ "$(stop_events | wc -l)" -eq 2 ]
   run forge_reflect validate "$REPO/.forge/reflections"
   [ "$status" -eq 0 ]
   [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
@@ -495,7 +526,10 @@ written_events() {
   file=$(last_sidecar)
   [ "$(jget "$file" confidence)" = 0.6 ]
   [ "$(jget "$file" provenance.degraded)" = false ]
-  [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
+  # Outside the spool nothing is left. In it, the killed run's Stop event is still a temp file: this
+  # fake helper never moved it (the real one does first thing), and a drain removes it after 60 s.
+  [ -z "$(find "$REPO/.forge" -path "$REPO/.forge/spool" -prune -o -name '.tmp-*' -print)" ]
+  [ "$(stop_events | wc -l)" -eq 1 ]
 }
 
 @test "orchestrated mode takes the attempt from the bounce count file of the task; solo ignores it" {
@@ -547,7 +581,7 @@ written_events() {
   [ "$status" -eq 0 ]
 }
 
-@test "the helper places the sidecar itself (no mv for it); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files" {
+@test "the helper places the sidecar and both events itself (no mv); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files" {
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
   for tool in mv cat head ln cp mkdir rm; do
@@ -556,6 +590,7 @@ written_events() {
   done
   stop # the first run makes the state dir (its .gitignore is moved into place once)
   assert_promise
+  : >"$BATS_TEST_TMPDIR/started"
   PATH=$bin:$PATH stop
   assert_promise
   cat "$BATS_TEST_TMPDIR/started"
@@ -571,10 +606,9 @@ written_events() {
   else
     [ "$(grep -E '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started" | grep -vc '/locks/')" -eq 0 ]
   fi
-  # Only the Stop event's spool file is moved into place by the hook: the helper spools
-  # reflection.written itself.
-  [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 1 ]
-  [ "$(grep -c '^mv .*/spool/' "$BATS_TEST_TMPDIR/started")" -eq 1 ]
+  # No mv at all: the helper moves the Stop event into the spool, and spools reflection.written.
+  [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  [ "$(stop_events | wc -l)" -eq 2 ]
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 

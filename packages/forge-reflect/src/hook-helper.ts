@@ -15,7 +15,9 @@
  * came from (the final answer's `reflection` block, the self-report file, or neither). A refused
  * answer block is written to $FORGE_H_REJECTED_BLOCK for the hook to keep. Once the sidecar stands,
  * a self-report file that went into it is moved to $FORGE_H_INPUT_KEEP and the reflection.written
- * event is spooled (see spoolWritten). With
+ * event is spooled (see spoolWritten). Before all that, and even when no other fact comes (the hook
+ * stopped early or was killed), the Stop event the hook wrote to $FORGE_H_STOP_TMP is moved to
+ * $FORGE_H_STOP_FINAL (the hook sends those two first, the rest once git has answered). With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
  * removed once it has placed the sidecar under its final name, saving the hook an `rm`. Exit 0
  * only when the sidecar was written.
@@ -210,7 +212,7 @@ function main(env: Facts): number {
   // The status goes out before the sidecar is placed: a helper stopped in between leaves the hook
   // a status and a sidecar still to place, never a placed sidecar without its status.
   writeSync(1, `${built.selfReport} ${chosen.source}${reason ? ` ${reason}` : ''}\n`);
-  const placed = env.FORGE_H_FINAL ? placeSidecar(out, env.FORGE_H_FINAL) : false;
+  const placed = env.FORGE_H_FINAL ? placeFile(out, env.FORGE_H_FINAL) : false;
   if (placed && chosen.source === 'file' && built.selfReport === 'ok' && env.FORGE_H_INPUT && env.FORGE_H_INPUT_KEEP) {
     renameQuietly(env.FORGE_H_INPUT, env.FORGE_H_INPUT_KEEP);
   }
@@ -276,17 +278,18 @@ function removeQuietly(path: string | undefined): void {
 }
 
 /**
- * Gives the written sidecar its final name, saving the hook an `mv`: a link that fails when the
- * name is taken (a file or a planted link is never replaced nor followed), then the temp name goes.
- * When links are refused (a file system without them), the temp file stays for the hook to move.
+ * Gives a complete file (the sidecar, the Stop event) its final name, saving the hook an `mv`: a
+ * link that fails when the name is taken (a file or a planted link is never replaced nor followed),
+ * then the temp name goes. When links are refused (a file system without them), or the file is gone
+ * (the hook moved it first), the temp name is left to the hook.
  */
-function placeSidecar(temp: string, final: string): boolean {
+function placeFile(temp: string, final: string): boolean {
   try {
     linkSync(temp, final);
   } catch {
     return false;
   }
-  unlinkSync(temp);
+  removeQuietly(temp); // placed either way; a temp name left over is swept by a later run
   return true;
 }
 
@@ -311,8 +314,12 @@ function readFacts(): Record<string, string> {
   }
 }
 
+const facts = readFacts();
+// The Stop event first, whatever else comes: the hook sends its names as soon as the file is
+// complete, so a hook killed after that still has it spooled once this helper has started.
+if (facts.FORGE_H_STOP_TMP && facts.FORGE_H_STOP_FINAL) placeFile(facts.FORGE_H_STOP_TMP, facts.FORGE_H_STOP_FINAL);
 try {
-  process.exitCode = main({ REFLECTION_RISK_THRESHOLD: process.env.REFLECTION_RISK_THRESHOLD, ...readFacts() });
+  process.exitCode = main({ REFLECTION_RISK_THRESHOLD: process.env.REFLECTION_RISK_THRESHOLD, ...facts });
 } catch (error) {
   process.stderr.write(`reflect-helper: ${(error as Error).message}\n`);
   process.exitCode = 1;
