@@ -5,7 +5,7 @@
  * (That the generated validators agree with zod and ajv, case by case: reflection-types'
  * zod-ajv-agreement test.)
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -28,3 +28,25 @@ describe('the generated validators', () => {
     expect(bundle.length).toBeLessThan(60_000);
   });
 });
+
+describe('zod at run time', () => {
+  const bundle = join(REPO_ROOT, 'packages/forge-reflect/dist-bundle');
+  const files = readdirSync(bundle).filter((f) => f.endsWith('.js'));
+  const text = new Map(files.map((f) => [f, readFileSync(join(bundle, f), 'utf8')]));
+  /** The bundle files a module loads before it runs: its static imports, transitively. */
+  const closure = (file: string, seen = new Set<string>()): Set<string> => {
+    if (seen.has(file)) return seen;
+    seen.add(file);
+    for (const m of (text.get(file) ?? '').matchAll(/\bfrom\s*"\.\/([^"]+\.js)"|\bimport\s*"\.\/([^"]+\.js)"/g)) closure(m[1] ?? m[2] ?? '', seen);
+    return seen;
+  };
+  const withZod = (file: string): boolean => [...closure(file)].some((f) => text.get(f)?.includes('ZodError'));
+
+  it('is loaded by `self-report` only: report, metrics, validate, ingest and the rest start without it', () => {
+    const commands = files.filter((f) => !f.startsWith('chunk-') && f !== 'cli.js');
+    expect(commands.length).toBeGreaterThan(15);
+    expect(commands.filter(withZod)).toEqual(commands.filter((f) => f.startsWith('self-report-')));
+    expect(withZod('cli.js')).toBe(false);
+  });
+});
+

@@ -1,8 +1,10 @@
 /**
  * One sidecar file as the report sees it: its fields when it is a valid reflection.v1, or the
- * reason it is not. Pure: the caller reads the file.
+ * reason it is not. Pure: the caller reads the file. Checked by the validator generated from the
+ * committed schema (as the Stop hook checks what it writes): no zod on the report's path.
  */
-import { reflectionV1Schema, type ReviewSurface } from '@forge-reflect/reflection-types';
+import type { ReflectionV1Dto, ReviewSurface } from '@forge-reflect/reflection-types';
+import { sidecarProblems } from '../sidecar/schema-check.js';
 
 export interface SidecarRecord {
   path: string;
@@ -38,13 +40,9 @@ export function recordFromText(path: string, text: string): SidecarRecord {
   } catch (error) {
     return invalid(path, `not JSON: ${(error as Error).message}`);
   }
-  const parsed = reflectionV1Schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `/${issue.path.join('/')}` : '/';
-    return invalid(path, `not a valid reflection.v1: ${where} ${issue?.message ?? 'is invalid'}`);
-  }
-  const s = parsed.data;
+  const problem = sidecarProblems(raw)[0];
+  if (problem) return invalid(path, `not a valid reflection.v1: ${problem.path} ${problem.message}`);
+  const s = raw as ReflectionV1Dto;
   return {
     path,
     valid: true,

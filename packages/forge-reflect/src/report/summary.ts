@@ -1,5 +1,6 @@
 /** The report's summary: shares and the mean from the totals SQLite summed. Pure. */
-import { REVIEW_SURFACES, type ReviewSurface } from '@forge-reflect/reflection-types';
+import type { ReviewSurface } from '@forge-reflect/reflection-types';
+import { REVIEW_SURFACES } from '@forge-reflect/reflection-types/constants';
 import type { SidecarTotals } from './sidecar-index.js';
 
 export interface ReportSummary {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { REVIEW_SURFACES } from '@forge-reflect/reflection-types';
+import { REVIEW_SURFACES } from '@forge-reflect/reflection-types/constants';
 import { joinCorpus, type SidecarPoint } from '../../analysis/corpus-join.js';
 import { pooledOutcomes } from '../../analysis/pooled-outcomes.js';
 import { redactText } from '../../redact.js';
