@@ -293,13 +293,13 @@ forge_helper_run() {
   return "$rc"
 }
 
-# forge_stop_commit: moves the Stop event into the spool, unless the helper already has. (Both may
-# try: the one name moves once, and neither ever replaces a file.)
-stop_tmp='' stop_final=''
+# forge_stop_commit: moves the Stop event into the spool with forge_spool_commit, unless the helper
+# already has. (Both may try: the one name moves once, and neither ever replaces a file.)
+stop_tmp='' stop_name=''
 forge_stop_commit() {
-  [[ -n $stop_tmp && -f $stop_tmp && ! -L $stop_tmp ]] || return 0
-  forge_fresh "$stop_final" && mv -f -- "$stop_tmp" "$stop_final"
-  stop_tmp=''
+  [[ -n $stop_name ]] || return 0
+  FORGE_SPOOL_TMP=$stop_tmp FORGE_SPOOL_NAME=$stop_name forge_spool_commit
+  stop_name=''
 }
 
 forge_runtime "${1:-}"
@@ -332,9 +332,9 @@ fi
 # may take it any time after). It is told the names now, so it does so even if this hook is killed
 # from here on; this hook does it when there is no helper, and on the way out if the helper did not
 # (forge_stop_commit). That saves an `mv` while node starts.
-stop_tmp=$FORGE_SPOOL_TMP stop_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+stop_tmp=$FORGE_SPOOL_TMP stop_name=$FORGE_SPOOL_NAME
 FORGE_SPOOL_TMP=''
-forge_helper_send FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$stop_final" || forge_stop_commit
+forge_helper_send FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
 # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
 now_iso=$FORGE_NOW_ISO
 [[ -n $work ]] || exit 0
