@@ -3,7 +3,8 @@
 # SubagentStop, UserPromptSubmit, SessionEnd, PreCompact, Notification) for the SQLite event log.
 #
 # The kit's promise: with REFLECTION_MODE unset/off/unknown it does nothing at all; otherwise it
-# exits 0, prints nothing on stdout, never leaves a partial spool file, and never starts node.
+# exits 0, prints nothing on stdout, never leaves a spool file the drain would take half, and never
+# starts node. A payload of up to 4 KiB (most) is spooled without starting any process.
 # RUNTIME (claude-code, codex, gemini) is the runtime the registration names; without EVENT the
 # payload's hook_event_name is used. On SessionStart it also records the session's start, base
 # commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
@@ -20,17 +21,17 @@ set -o noclobber
 source "${BASH_SOURCE[0]%/*}/lib/common.sh" || exit 0
 
 event=${1:-}
-[[ $event =~ ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ ]] || event=''
+forge_event_name "$event" || event=''
 forge_runtime "${2:-}"
 
 forge_state_dir
 forge_ensure_state || exit 0
-forge_spool_open "$event" event-hook || exit 0
+forge_spool_open "$event" event-hook direct || exit 0
 
 # Without an event argument the payload names it (the drain reads it from there too).
 if [[ -z $event ]]; then
-  forge_payload_field "$FORGE_SPOOL_TMP" hook_event_name hookEventName
-  [[ $FORGE_FIELD =~ ^[A-Za-z][A-Za-z0-9_.-]{0,63}$ ]] && event=$FORGE_FIELD
+  forge_payload_field "$FORGE_SPOOL_FILE" hook_event_name hookEventName
+  forge_event_name "$FORGE_FIELD" && event=$FORGE_FIELD
 fi
 
 # SessionStart: what the session starts from, recorded once per session (a runtime that fires it
@@ -38,7 +39,7 @@ fi
 # and a snapshot of the working tree (see lib/snapshot.sh) so the Stop hook blames the session
 # only for what it changed.
 if [[ $event == SessionStart ]]; then
-  forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
+  forge_payload_field "$FORGE_SPOOL_FILE" session_id sessionId conversation_id
   forge_safe_id "$FORGE_FIELD"
   sessions=$FORGE_STATE/sessions
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then

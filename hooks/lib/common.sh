@@ -1,11 +1,21 @@
 # shellcheck shell=bash disable=SC2034 # FORGE_* results are read by the hooks that source this
-# Shared by the forge-reflect hooks. Pure bash where it can be: the per-event path starts only
-# `mv` for a payload of up to 4 KiB (plus `timeout`, `cat` and `head` for a longer one), never node.
+# Shared by the forge-reflect hooks. Pure bash where it can be: the per-event path starts no process
+# for a payload of up to 4 KiB (`timeout`, `cat`, `head` and `mv` for a longer one), never node.
 #
 # Every function here fails soft: it returns non-zero and the caller degrades; nothing exits.
 
 FORGE_PAYLOAD_CAP=${FORGE_PAYLOAD_CAP:-1048576}
-[[ $FORGE_PAYLOAD_CAP =~ ^[1-9][0-9]{0,9}$ ]] || FORGE_PAYLOAD_CAP=1048576
+# Globs, not `=~`: a regex is compiled on first use, ~1 ms of the event hook in a UTF-8 locale.
+forge_decimal() {
+  [[ $1 == [1-9]* && $1 != *[!0-9]* && ${#1} -le ${2:-10} ]]
+}
+forge_decimal "$FORGE_PAYLOAD_CAP" || FORGE_PAYLOAD_CAP=1048576
+
+# forge_event_name TEXT: TEXT can name an event: a letter, then at most 63 of [A-Za-z0-9_.-].
+# (Bracket ranges in a glob are ASCII: bash's globasciiranges, on by default since 5.0.)
+forge_event_name() {
+  [[ $1 == [A-Za-z]* && $1 != *[!A-Za-z0-9_.-]* && ${#1} -le 64 ]]
+}
 # Reading stdin takes at most ~7 s in all, well inside the 10 s registration of the event hook:
 # 4 s for the payload, then 0.5 s + 2 s to read and drop whatever is left.
 FORGE_STDIN_SECONDS=4
@@ -192,27 +202,50 @@ forge_spool_begin() {
   printf '%s' "$FORGE_SPOOL_ENVELOPE" >"$FORGE_SPOOL_TMP"
 }
 
-# forge_spool_open EVENT SOURCE: reads the payload from stdin (to EOF, at most the cap plus one byte
-# kept, the rest discarded) into a temp spool file behind its envelope. A payload longer than the
-# cap is kept as its first cap+1 bytes; the drain sees the extra byte, cuts it and marks the event
-# truncated. The whole read takes at most FORGE_STDIN_SECONDS. When the payload fit in the first
-# chunk, FORGE_PAYLOAD holds all of it and FORGE_PAYLOAD_WHOLE is 1 (else both are empty). A NUL
-# byte, which no JSON text holds, is the one byte the read builtin drops.
+# forge_spool_open EVENT SOURCE [DIRECT]: reads the payload from stdin (to EOF, at most the cap plus
+# one byte kept, the rest discarded) into a temp spool file behind its envelope. A payload longer
+# than the cap is kept as its first cap+1 bytes; the drain sees the extra byte, cuts it and marks the
+# event truncated. The whole read takes at most FORGE_STDIN_SECONDS. When the payload fit in the
+# first chunk, FORGE_PAYLOAD holds all of it and FORGE_PAYLOAD_WHOLE is 1 (else both are empty). A
+# NUL byte, which no JSON text holds, is the one byte the read builtin drops. FORGE_SPOOL_FILE names
+# the file that holds the event.
+# With DIRECT (the per-event hook), a payload that fit in the first chunk is written at once under
+# its final name, with its length in bytes in the envelope (`"bytes":N`), and FORGE_SPOOL_PLACED is
+# 1: no temp file and no `mv`, whose fork and exec are a third of the hook's time. The drain takes
+# such a file only once its payload holds exactly N bytes; a shorter one is still being written, or
+# its writer was killed, and is left alone for 60 s (docs/spool-format.md).
 forge_spool_open() {
-  forge_spool_begin "$1" "$2" || return 1
+  forge_spool_name "$1" "$2" || return 1
   local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=${EPOCHREALTIME%%[.,]*}
-  local inline=$FORGE_STDIN_INLINE
+  local inline=$FORGE_STDIN_INLINE final out
   ((inline < want)) || inline=$want
-  FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE=''
+  FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE='' FORGE_SPOOL_PLACED=''
   # Status 0: `inline` bytes came and more may follow; 1: end of input; above 128: out of time
   # (what came is kept).
   IFS= read -r -d '' -N "$inline" -t "$FORGE_STDIN_SECONDS" chunk
   rc=$?
-  printf '%s' "$chunk" >>"$FORGE_SPOOL_TMP" || return 1
   if ((rc == 1)); then
     FORGE_PAYLOAD=$chunk FORGE_PAYLOAD_WHOLE=1
-    return 0
+    if [[ -n ${3:-} ]]; then
+      # Opened with noclobber (O_EXCL: never onto an existing file or link) under the final name;
+      # a write that fails (a full disk) takes the file away again: only what this hook made.
+      final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+      FORGE_SPOOL_ENVELOPE="${FORGE_SPOOL_ENVELOPE:0:${#FORGE_SPOOL_ENVELOPE}-2},\"bytes\":${#chunk}}"$'\n'
+      FORGE_SPOOL_TMP=''
+      exec {out}>"$final" || return 1
+      if ! printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$chunk" >&"$out"; then
+        exec {out}>&-
+        rm -f -- "$final"
+        return 1
+      fi
+      exec {out}>&-
+      FORGE_SPOOL_FILE=$final FORGE_SPOOL_PLACED=1
+      return 0
+    fi
   fi
+  printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$chunk" >"$FORGE_SPOOL_TMP" || return 1
+  FORGE_SPOOL_FILE=$FORGE_SPOOL_TMP
+  ((rc == 1)) && return 0
   if ((rc == 0 && inline < want)); then
     left=$((FORGE_STDIN_SECONDS - (${EPOCHREALTIME%%[.,]*} - started)))
     ((left >= 1)) || left=1
@@ -235,6 +268,7 @@ forge_spool_write() {
 }
 
 forge_spool_commit() {
+  [[ -n ${FORGE_SPOOL_PLACED:-} ]] && return 0
   [[ -n ${FORGE_SPOOL_TMP:-} && -f $FORGE_SPOOL_TMP ]] || return 1
   forge_fresh "$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event" || return 1
   mv -f -- "$FORGE_SPOOL_TMP" "$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event" || return 1

@@ -86,10 +86,11 @@ envelope() {
   done
 }
 
-@test "a payload of up to 4 KiB starts no cat, head or timeout; a longer one does, and loses nothing" {
+@test "a payload of up to 4 KiB starts no process at all (no mv, cat, head or timeout); a longer one does, and loses nothing" {
+  hook_run "$REPO" bash "$EVENT_HOOK" Notification <"$PAYLOADS/notification.json" # the state dir made
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
-  for tool in cat head timeout; do
+  for tool in cat head timeout mv mkdir rm; do
     printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
@@ -100,6 +101,7 @@ envelope() {
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
   assert_promise
   grep -qx cat "$BATS_TEST_TMPDIR/started"
+  grep -qx mv "$BATS_TEST_TMPDIR/started"
   tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/long"
 }
 
@@ -174,17 +176,20 @@ envelope() {
   [ -z "$(ls -A "$BATS_TEST_TMPDIR/target")" ]
 }
 
-@test "spool files are 0600 in a 0700 folder, and a killed writer leaves no .event behind" {
+@test "spool files are 0600 in a 0700 folder, and a writer killed while it reads leaves nothing behind" {
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
   [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
   [ "$(stat -c %a "$(spool_files)")" = 600 ]
+  # Half a payload, then a writer that stalls: the hook waits in its read (up to 4 s), and writes
+  # nothing before the read ends, so a SIGKILL then leaves neither an .event nor a temp file.
   (cd "$REPO" && { printf '{"session_id":"s",'; sleep 30; } | exec bash "$EVENT_HOOK" PostToolUse >/dev/null 2>&1) &
   victim=$!
-  for _ in $(seq 50); do [ -n "$(find "$REPO/.forge/spool" -name '.tmp-*')" ] && break; sleep 0.1; done
+  sleep 0.5
   pkill -9 -P "$victim" || true
   kill -9 "$victim" 2>/dev/null || true
   wait "$victim" 2>/dev/null || true
   [ "$(spool_files | wc -l)" -eq 1 ]
+  [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
   assert_promise
   [ "$(spool_files | wc -l)" -eq 2 ]

@@ -40,6 +40,30 @@ in_ns() {
   [ "$HOOK_STATUS" -eq 0 ]
 }
 
+@test "disk full during an event: exit 0, empty stdout, and every .event left is whole (no file short of its bytes)" {
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  in_ns '
+    mkdir -p .forge && mount -t tmpfs -o size=64k tmpfs .forge || exit 3
+    bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json" || exit 4
+    head -c 50000 /dev/zero >.forge/filler 2>/dev/null
+    # the disk fills up part way through these: each event is then whole or not there at all
+    for i in $(seq 30); do out=$(bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json") || exit 5; [ -z "$out" ] || exit 6; done
+    df -k .forge | tail -1 | grep -q " 100% " || exit 7      # the disk did fill up
+    want=$(wc -c <"$PAYLOADS/post-tool-use-edit.json")
+    n=0
+    for f in .forge/spool/*.event; do
+      [ "$(tail -n +2 "$f" | wc -c)" -eq "$want" ] || { echo "short: $f"; exit 8; }
+      head -1 "$f" | grep -q "\"bytes\":$want}" || exit 9
+      n=$((n + 1))
+    done
+    [ -z "$(find .forge -name ".tmp-*")" ] || exit 10
+    [ "$n" -ge 2 ] && [ "$n" -lt 31 ] || { echo "n=$n"; exit 11; }
+    echo "events=$n"
+  '
+  echo "status $HOOK_STATUS: $HOOK_STDOUT"
+  [ "$HOOK_STATUS" -eq 0 ]
+}
+
 @test "disk full during a drain: the CLI says so, keeps the spool; with space again every event is logged once" {
   # shellcheck disable=SC2016
   in_ns '

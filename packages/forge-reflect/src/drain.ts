@@ -7,7 +7,9 @@
  * removes after the drain (spool-trash.ts). A drain killed between commit and removal leaves files
  * whose ids are already in the log; the next drain counts them as already present and removes
  * them. Files that cannot be understood move to `spool/rejected/` with a `.reason` beside them.
- * `.tmp-*` files older than 60 s (a killed hook's half-write) are removed.
+ * `.tmp-*` files older than 60 s (a killed hook's half-write) are removed. A `.event` file that is
+ * still short of what its envelope names is left while it was written in the last 60 s (its hook
+ * may be writing it) and rejected after that.
  *
  * One drain at a time (see drain-lock.ts); a drain that finds the lock held returns at once. A
  * busy database never surfaces: the drain stops and leaves the rest for the next one.
@@ -19,7 +21,7 @@ import { UserError } from './errors.js';
 import { isBusyError, openEventLog, type EventLog, type EventRow } from './event-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
-import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
+import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
 import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
@@ -40,6 +42,8 @@ export interface DrainCounts {
   alreadyPresent: number;
   /** Stale `.tmp-*` leftovers removed. */
   removedTemp: number;
+  /** Files still being written (incomplete, touched in the last 60 s): left for the next drain. */
+  inFlight: number;
   /** Another drain held the lock; this one did nothing. */
   locked: boolean;
   /** The database stayed busy; the drain stopped early and left files for the next one. */
@@ -64,14 +68,14 @@ export interface DrainOptions {
 }
 
 function emptyCounts(): DrainCounts {
-  return { drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, locked: false, busy: false };
+  return { drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, inFlight: 0, locked: false, busy: false };
 }
 
 function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
 }
 
-type ReadOutcome = { kind: 'bytes'; bytes: Buffer } | { kind: 'gone' } | { kind: 'bad'; reason: string };
+type ReadOutcome = { kind: 'bytes'; bytes: Buffer; mtimeMs: number } | { kind: 'gone' } | { kind: 'bad'; reason: string };
 
 /**
  * How long a command that reads or writes the log waits for a drain already running (the one a Stop
@@ -112,7 +116,7 @@ function readSpoolFile(path: string): ReadOutcome {
       if (n === 0) break;
       filled += n;
     }
-    return { kind: 'bytes', bytes: filled === bytes.length ? bytes : bytes.subarray(0, filled) };
+    return { kind: 'bytes', bytes: filled === bytes.length ? bytes : bytes.subarray(0, filled), mtimeMs: stats.mtimeMs };
   } catch (error) {
     return { kind: 'bad', reason: `cannot be read (${errno(error) ?? String(error)})` };
   } finally {
@@ -245,7 +249,17 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         for (const name of events.slice(start, start + batchSize)) {
           const read = readSpoolFile(join(spool, name));
           if (read.kind === 'gone') continue;
-          const outcome = read.kind === 'bad' ? ({ ok: false, reason: `spool file ${read.reason}` } as const) : parseSpoolFile(name, read.bytes, rules);
+          const outcome: SpoolOutcome = read.kind === 'bad' ? { ok: false, reason: `spool file ${read.reason}` } : parseSpoolFile(name, read.bytes, rules);
+          if (!outcome.ok && outcome.incomplete && read.kind === 'bytes') {
+            // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
+            const idle = now() - read.mtimeMs;
+            if (idle <= STALE_TEMP_MS) {
+              counts.inFlight++;
+              continue;
+            }
+            if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
+            continue;
+          }
           if (!outcome.ok) {
             if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
             continue;

@@ -18,7 +18,11 @@ export const ENVELOPE_VERSION = 1;
 /** `<received_us: 16 digits>-<pid>-<rand: 4–8 hex>` */
 const ID_PATTERN = /^(\d{16})-(\d{1,10})-([0-9a-fA-F]{4,8})$/;
 
-export type SpoolOutcome = { ok: true; row: EventRow } | { ok: false; reason: string };
+/**
+ * `incomplete`: the file may still be being written (the event hook writes a small payload straight
+ * under its final name, its length in the envelope's `bytes`): not an event yet, not yet a reject.
+ */
+export type SpoolOutcome = { ok: true; row: EventRow } | { ok: false; reason: string; incomplete?: true };
 
 export interface Envelope {
   v: number;
@@ -83,7 +87,7 @@ export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> 
       received_us: receivedUs,
       pid: typeof e.pid === 'number' && Number.isSafeInteger(e.pid) ? e.pid : null,
       cwd: typeof e.cwd === 'string' && e.cwd !== '' ? e.cwd : null,
-      bytes: typeof e.bytes === 'number' ? e.bytes : null,
+      bytes: typeof e.bytes === 'number' && Number.isSafeInteger(e.bytes) && e.bytes >= 0 ? e.bytes : null,
       cap: typeof e.cap === 'number' && Number.isSafeInteger(e.cap) && e.cap > 0 ? e.cap : null,
       truncated: e.truncated === true,
     },
@@ -103,10 +107,16 @@ export function parseSpoolFile(name: string, bytes: Uint8Array, rules: Redaction
 
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const newline = buffer.indexOf(0x0a);
-  if (newline < 0) return { ok: false, reason: 'no newline after the envelope (line 1); the payload is missing' };
+  if (newline < 0) return { ok: false, incomplete: true, reason: 'no newline after the envelope (line 1); the payload is missing' };
   const envelope = parseEnvelope(buffer.toString('utf8', 0, newline), idMicros);
   if (!envelope.ok) return envelope;
   const env = envelope.value;
+  // A file written straight under its final name is whole only with exactly `bytes` payload bytes.
+  if (env.bytes !== null) {
+    const held = buffer.length - (newline + 1);
+    if (held < env.bytes) return { ok: false, incomplete: true, reason: `the payload holds ${held} of the ${env.bytes} bytes its envelope names` };
+    if (held > env.bytes) return { ok: false, reason: `the payload holds ${held} bytes, more than the ${env.bytes} its envelope names` };
+  }
 
   // The hook keeps cap + 1 bytes of a longer stdin: cut to the cap and mark the event truncated.
   let end = buffer.length;

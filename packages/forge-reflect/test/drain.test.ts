@@ -235,6 +235,8 @@ describe('payloads that are cut off or broken', () => {
     const spool = join(stateDir, 'spool');
     mkdirSync(spool, { recursive: true });
     writeFileSync(join(spool, '1763806500000001-1-abcd.event'), '{"v":1}');
+    const old = new Date(Date.now() - 120_000); // a fresh one may still be being written (below)
+    utimesSync(join(spool, '1763806500000001-1-abcd.event'), old, old);
     writeFileSync(join(stateDir, 'target.json'), '{}');
     symlinkSync(join(stateDir, 'target.json'), join(spool, '1763806500000002-1-abcd.event'));
     mkdirSync(join(spool, '1763806500000003-1-abcd.event'));
@@ -246,6 +248,66 @@ describe('payloads that are cut off or broken', () => {
     expect(reasons[0]).toMatch(/no newline/);
     expect(reasons[1]).toMatch(/symbolic link/);
     expect(reasons[2]).toMatch(/not a regular file/);
+  });
+});
+
+describe('files the event hook writes under their final name, their length in the envelope', () => {
+  const envelope = (bytes: number) => `{"v":1,"source":"event-hook","event":"PostToolUse","runtime":"claude-code","received_us":1763806500000001,"pid":7,"cwd":"/r","cap":1048576,"bytes":${bytes}}\n`;
+  const payload = '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}';
+  const name = '1763806500000001-7-abcd.event';
+  const spoolOf = (stateDir: string) => {
+    const spool = join(stateDir, 'spool');
+    mkdirSync(spool, { recursive: true });
+    return spool;
+  };
+
+  it('leaves a fresh file that is short of its bytes, and drains it once it is whole', () => {
+    const stateDir = tempDir();
+    const spool = spoolOf(stateDir);
+    writeFileSync(join(spool, name), envelope(payload.length) + payload.slice(0, 20));
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, rejected: 0, inFlight: 1 });
+    expect(spoolEventFiles(stateDir)).toEqual([name]);
+    writeFileSync(join(spool, name), payload.slice(20), { flag: 'a' });
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 1, rejected: 0, inFlight: 0 });
+    expect(rows(stateDir).map((r) => [r.id, r.session_id, r.tool_name])).toEqual([[name.slice(0, -6), 's1', 'Bash']]);
+  });
+
+  it.each([
+    ['an empty file (its writer opened it, nothing more)', ''],
+    ['half an envelope', envelope(payload.length).slice(0, 40)],
+    ['an envelope without its payload', envelope(payload.length)],
+  ])('leaves %s while it is fresh', (_what, content) => {
+    const stateDir = tempDir();
+    writeFileSync(join(spoolOf(stateDir), name), content);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, rejected: 0, inFlight: 1 });
+    expect(spoolEventFiles(stateDir)).toEqual([name]);
+  });
+
+  it('rejects a short file untouched for over 60 s, naming what is missing, and stores nothing', () => {
+    const stateDir = tempDir();
+    const spool = spoolOf(stateDir);
+    writeFileSync(join(spool, name), envelope(payload.length) + payload.slice(0, 20));
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(join(spool, name), old, old);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, rejected: 1, inFlight: 0 });
+    expect(readFileSync(join(spool, 'rejected', name.replace(/\.event$/, '.reason')), 'utf8')).toMatch(
+      new RegExp(`payload holds 20 of the ${payload.length} bytes its envelope names, and it was last written 1[12]\\d s ago`),
+    );
+    expect(rows(stateDir)).toEqual([]);
+  });
+
+  it('rejects at once a payload longer than its envelope names', () => {
+    const stateDir = tempDir();
+    writeFileSync(join(spoolOf(stateDir), name), envelope(payload.length - 1) + payload);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, rejected: 1, inFlight: 0 });
+  });
+
+  it('drains a whole file at once, and a file without `bytes` (moved into place) as before', () => {
+    const stateDir = tempDir();
+    const spool = spoolOf(stateDir);
+    writeFileSync(join(spool, name), envelope(Buffer.byteLength(payload)) + payload);
+    writeFileSync(join(spool, '1763806500000002-7-abcd.event'), `{"v":1,"event":"Stop"}\n{"session_id":"s2","hook_event_name":"Stop"}`);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 2, rejected: 0, inFlight: 0 });
   });
 });
 

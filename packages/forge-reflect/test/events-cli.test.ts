@@ -91,8 +91,8 @@ describe('events options', () => {
   });
 
   it('describes a drain in one line', () => {
-    expect(describeDrain({ drained: 3, rejected: 1, alreadyPresent: 2, removedTemp: 0, locked: false, busy: false })).toBe('drained 3, rejected 1, already present 2');
-    expect(describeDrain({ drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, locked: true, busy: false })).toMatch(/another drain is running/);
+    expect(describeDrain({ drained: 3, rejected: 1, alreadyPresent: 2, removedTemp: 0, inFlight: 0, locked: false, busy: false })).toBe('drained 3, rejected 1, already present 2');
+    expect(describeDrain({ drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, inFlight: 0, locked: true, busy: false })).toMatch(/another drain is running/);
   });
 });
 

@@ -10,6 +10,7 @@ export function describeDrain(counts: DrainCounts): string {
   if (counts.locked) return 'another drain is running; nothing drained';
   const parts = [`drained ${counts.drained}`, `rejected ${counts.rejected}`, `already present ${counts.alreadyPresent}`];
   if (counts.removedTemp > 0) parts.push(`stale temp files removed ${counts.removedTemp}`);
+  if (counts.inFlight > 0) parts.push(`still being written ${counts.inFlight} (left for the next drain)`);
   let line = parts.join(', ');
   if (counts.busy) line += ' (the log stayed busy; the rest waits for the next drain)';
   return line;
@@ -32,7 +33,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     throw new UserError(`the event log in ${stateDir} stayed busy for more than 5 s; run the command again`);
   }
   if (args.json) {
-    writeJson({ state_dir: stateDir, drained: counts.drained, rejected: counts.rejected, already_present: counts.alreadyPresent, removed_temp: counts.removedTemp, locked: counts.locked, busy: counts.busy });
+    writeJson({ state_dir: stateDir, drained: counts.drained, rejected: counts.rejected, already_present: counts.alreadyPresent, removed_temp: counts.removedTemp, in_flight: counts.inFlight, locked: counts.locked, busy: counts.busy });
   } else {
     process.stdout.write(`${describeDrain(counts)}\n`);
     warnAboutRejected(counts, stateDir);
