@@ -85,22 +85,58 @@ forge_stop_cleanup() {
       [[ -e $work.$part || -L $work.$part ]] && gone+=("$work.$part")
     done
   fi
-  [[ -n $lock ]] && gone+=("$lock")
+  # The session's lock, only while it names this run (a lock the helper let go may be another's).
+  if [[ -n $lock_owner ]]; then
+    forge_lock_ours && gone+=("$lock")
+  elif [[ -n $lock ]]; then
+    gone+=("$lock")
+  fi
   # One rm for all, and none when nothing is left (each process start costs ~7 ms on the Stop path).
   ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
-# forge_take_lock NAME: one Stop per session at a time. With flock(1) (util-linux), an OS lock on
-# locks/NAME.flock that the kernel drops when this process dies, however it dies: no pid is
-# trusted. Without flock (macOS), a lock folder holding "<pid> <start second>", stale when its
-# process is gone or it is older than FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that
-# long at most).
-# lock_fd always names an open descriptor (/dev/null until the lock is taken), so the children that
+# forge_take_lock NAME: one Stop per session at a time.
+# Where /proc shows when a process started (Linux), without starting a process: the file
+# locks/NAME.owner, created exclusively (noclobber: O_EXCL, never through a link), holding
+# "<pid> <start>": this hook's pid and start time (clock ticks since boot, field 22 of
+# /proc/<pid>/stat). That pair names one process for as long as the machine runs, so the lock is
+# stale exactly when /proc shows no such process any more (its hook was SIGKILLed): it is then
+# removed and taken again. An owner line not yet written is a taker between its open and its write
+# when the file is not older than this run's payload, else stale. The helper lets the lock go once
+# the sidecar and the count stand (FORGE_H_LOCK); the EXIT trap otherwise, only while it is ours.
+# (flock(1) took ~8 ms of the Stop hook's time here, as a process beside node's start.)
+# Elsewhere (macOS): flock(1)'s kernel lock on locks/NAME.lock.flock when present, else a lock
+# folder holding "<pid> <start second>", stale when its process is gone or it is older than
+# FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that long at most).
+# lock_fd always names an open descriptor (/dev/null until a flock is taken), so the children that
 # must not inherit the lock can close it with {lock_fd}>&-.
+# FORGE_PROC_ROOT (default /proc) lets the tests take the other platforms' paths.
+FORGE_PROC_ROOT=${FORGE_PROC_ROOT:-/proc}
+lock_owner=''
 exec {lock_fd}</dev/null
 forge_take_lock() {
-  local path=$FORGE_STATE/locks/$1.lock held='' pid='' started=''
+  local path=$FORGE_STATE/locks/$1.lock held='' pid='' started='' try
   forge_ensure_dir "$FORGE_STATE/locks" || return 1
+  if forge_proc_start "$$"; then
+    local owner="$$ $FORGE_PROC_START"
+    path=$FORGE_STATE/locks/$1.owner
+    for try in 1 2; do
+      if printf '%s\n' "$owner" 2>/dev/null >"$path"; then
+        lock=$path lock_owner=$owner
+        return 0
+      fi
+      ((try == 1)) && [[ -f $path && ! -L $path ]] || return 1
+      pid='' started=''
+      IFS=' ' read -r pid started <"$path"
+      if forge_decimal "$pid" && forge_decimal "$started" 20; then
+        forge_proc_start "$pid" && [[ $FORGE_PROC_START == "$started" ]] && return 1
+      elif [[ ! $path -ot $work.payload ]]; then
+        return 1
+      fi
+      rm -f -- "$path"
+    done
+    return 1
+  fi
   if command -v flock >/dev/null 2>&1; then
     [[ -L $path.flock ]] && return 1
     exec {lock_fd}>&- {lock_fd}>>"$path.flock" || return 1
@@ -119,6 +155,28 @@ forge_take_lock() {
   fi
   lock=$path
   printf '%s %s\n' "$$" "$((10#${FORGE_NOW_US:0:10}))" >"$path/owner"
+}
+
+# forge_lock_ours: the session's lock file still names this run as its owner.
+forge_lock_ours() {
+  local owner=''
+  [[ -n $lock_owner && -f $lock && ! -L $lock ]] || return 1
+  IFS= read -r owner <"$lock"
+  [[ $owner == "$lock_owner" ]]
+}
+
+# forge_proc_start PID: sets FORGE_PROC_START to when PID started (clock ticks since boot, field
+# 22 of /proc/PID/stat; the fields after the command's closing parenthesis, which the command itself
+# may contain), or fails when /proc does not show PID.
+forge_proc_start() {
+  local stat=''
+  local -a fields
+  FORGE_PROC_START=''
+  [[ -r $FORGE_PROC_ROOT/$1/stat ]] || return 1
+  IFS= read -r stat <"$FORGE_PROC_ROOT/$1/stat"
+  read -r -a fields <<<"${stat##*) }"
+  FORGE_PROC_START=${fields[19]:-}
+  forge_decimal "$FORGE_PROC_START" 20
 }
 
 # forge_count_attempts FILE: 1 + the sidecars already written for this session and task, kept as
@@ -217,14 +275,37 @@ forge_fallback_sidecar() {
 
 # forge_git ARGS...: git in the work tree within what is left of the git budget. After one
 # timeout no further git call is made: the sidecar is written degraded instead.
+# On bash >= 5.1, without a `timeout` process (one process start less beside node's): git runs as a
+# process substitution and holds, as its descriptor 3, the write end of a pipe it never writes to;
+# bash waits for that pipe's end with a time-limited `read` (git has exited, or the budget is spent
+# and git is killed) and takes git's status with `wait`. core.fsmonitor is off for the call, so git
+# starts no daemon that would keep the pipe open. A hung git's own children are killed with it
+# (pkill -P). Older bash: `timeout`, as forge_bounded.
 git_dead=''
 forge_git() {
-  local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc
+  local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc out pipe pid
   [[ -z $git_dead ]] && ((left > 0)) || return 1
-  # {lock_fd}>&-: git and what it starts never hold this session's lock (see forge_take_lock).
-  forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null {lock_fd}>&-
+  if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then
+    # {lock_fd}>&-: git and what it starts never hold this session's lock (see forge_take_lock).
+    forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null {lock_fd}>&-
+    rc=$?
+    ((rc == 124 || rc == 137)) && git_dead=1
+    return "$rc"
+  fi
+  exec {out}>&1
+  exec {pipe}< <(exec git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" 3>&1 >&"$out" 2>/dev/null {lock_fd}>&- {out}>&-)
+  pid=$!
+  exec {out}>&-
+  IFS= read -r -t "$left" -u "$pipe" _
+  if (($? > 128)); then
+    git_dead=1
+    command -v pkill >/dev/null 2>&1 && pkill -KILL -P "$pid"
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  exec {pipe}<&-
+  wait "$pid"
   rc=$?
-  ((rc == 124 || rc == 137)) && git_dead=1
+  [[ -n $git_dead ]] && return 1
   return "$rc"
 }
 
@@ -474,7 +555,8 @@ if [[ -n $helper_pid ]]; then
     FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
     FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
     FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
-    FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" && status=$FORGE_HELPER_STATUS
+    FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" FORGE_H_COUNT_FILE="$count_file" \
+    FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" && status=$FORGE_HELPER_STATUS
   # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
   [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
 fi
@@ -500,8 +582,14 @@ if [[ -e $sidecar_tmp && ! $sidecar_tmp -ef $sidecar ]]; then
   mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
   sidecar_tmp=''
 fi
-# A few bytes in one write(2), under this session's lock: rewritten in place, never through a link.
-[[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
+# The count and the lock: once the sidecar stood, the helper wrote the one and let the other go
+# (the lock no longer names this run). Else the count is written here, a few bytes in one write(2)
+# under this session's lock, rewritten in place, never through a link; the lock goes on exit.
+if [[ -n $lock_owner ]] && ! forge_lock_ours; then
+  lock='' lock_owner=''
+else
+  [[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
+fi
 
 # forge_reject FILE KIND REASON: keeps what could not be used in rejected-input/ as <name><KIND>
 # (.json: the self-report file; .answer.txt: a refused block of the final answer) beside

@@ -210,14 +210,18 @@ JSON
   [ "$status" -eq 0 ]
 }
 
-@test "a git that hangs: a degraded sidecar is still written, well inside the 30 s registration" {
+@test "a git that hangs: a degraded sidecar is still written, well inside the 30 s registration, and the git and its child are gone" {
   fake="$BATS_TEST_TMPDIR/slow-git"
   mkdir -p "$fake"
-  printf '#!/bin/sh\nsleep 60\n' >"$fake/git" && chmod +x "$fake/git"
+  printf '#!/bin/sh\necho $$ >"%s/git-pid"\nsleep 61\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
   start=$SECONDS
   PATH="$fake:$PATH" FORGE_GIT_BUDGET=2 stop
   assert_promise
   [ $((SECONDS - start)) -lt 10 ]
+  # Killed at the end of the budget, with what it started (the time limit is kill -KILL: no grace).
+  git_pid=$(cat "$BATS_TEST_TMPDIR/git-pid")
+  ! kill -0 "$git_pid" 2>/dev/null
+  ! pgrep -f 'sleep 61' >/dev/null
   file=$(last_sidecar)
   [ "$(jget "$file" files_changed)" = '[]' ]
   [ "$(jget "$file" provenance.degraded)" = true ]
@@ -316,7 +320,7 @@ stop_events() {
   wait_gone "$helper"
   pkill -9 -f "sleep 30" || true
   [ "$(sidecar_count)" -eq 0 ]
-  [ -n "$(find "$REPO/.forge/locks" -name '*.lock*')" ]
+  [ -n "$(find "$REPO/.forge/locks" -name '*.owner')" ]   # its lock, left: stale from now on
   [ "$(stop_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
   stop
@@ -339,8 +343,66 @@ stop_events() {
   [ "$(sidecar_count)" -eq 0 ]
 }
 
-@test "with flock, the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
+@test "the session lock names its owner by pid and start time: a live owner blocks; a dead one, a reused pid or an old empty file does not; the helper lets it go" {
+  lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.owner"
+  mkdir -p "${lock%/*}"
+  spy=$BATS_TEST_TMPDIR/spy-bin
+  mkdir -p "$spy"
+  for tool in flock rm mv; do
+    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$spy/$tool"
+    chmod +x "$spy/$tool"
+  done
+  # A live owner: this test's own shell, with its start time.
+  read -r -a fields <<<"$(sed 's/.*) //' "/proc/$$/stat")"
+  echo "$$ ${fields[19]}" >"$lock"
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 0 ]
+  [ "$(stop_events | wc -l)" -eq 1 ]   # the turn's Stop event is spooled all the same, once
+  [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
+  [ "$(cat "$lock")" = "$$ ${fields[19]}" ]   # a lock held by another is left alone
+  # The same pid with another start time (a reused pid): stale, taken, and let go by the helper
+  # without any process on the way (no flock, no rm, no mv).
+  echo "$$ 1" >|"$lock"
+  PATH="$spy:$PATH" stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 1 ]
+  [ ! -e "$lock" ]
+  rm -f "$BATS_TEST_TMPDIR/started"
+  PATH="$spy:$PATH" stop
+  [ "$(sidecar_count)" -eq 2 ]
+  [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  [ ! -e "$lock" ]
+  # A dead owner.
+  sleep 0.01 &
+  dead=$!
+  wait "$dead"
+  echo "$dead 4242" >"$lock"
+  stop
+  [ "$(sidecar_count)" -eq 3 ]
+  # An owner line never written: stale when the file is older than the run, honoured when newer.
+  : >"$lock"
+  touch -d '-1 minute' "$lock"
+  stop
+  [ "$(sidecar_count)" -eq 4 ]
+  : >"$lock"
+  touch -d '+1 minute' "$lock"
+  stop
+  [ "$(sidecar_count)" -eq 4 ]
+  rm -f "$lock"
+  # A link planted at the lock's name is neither followed nor removed: no sidecar, target untouched.
+  ln -s "$BATS_TEST_TMPDIR/target" "$lock"
+  stop
+  assert_promise
+  [ "$(sidecar_count)" -eq 4 ]
+  [ ! -e "$BATS_TEST_TMPDIR/target" ]
+  [ -L "$lock" ]
+}
+
+@test "without /proc, with flock: the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
   command -v flock >/dev/null || skip "flock(1) is not installed here"
+  # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
+  export FORGE_PROC_ROOT=$BATS_TEST_TMPDIR/no-proc
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock.flock"
   mkdir -p "${lock%/*}" && : >"$lock"
   flock "$lock" sleep 30 &
@@ -364,7 +426,9 @@ stop_events() {
   pkill -f "$BATS_TEST_TMPDIR/slow-cli" || true
 }
 
-@test "without flock: a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+@test "without /proc or flock: a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+  # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
+  export FORGE_PROC_ROOT=$BATS_TEST_TMPDIR/no-proc
   no_flock=$(path_without flock)
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock"
   mkdir -p "$lock"
@@ -581,10 +645,10 @@ written_events() {
   [ "$status" -eq 0 ]
 }
 
-@test "the helper places the sidecar and both events itself (no mv); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files" {
+@test "the helper places the sidecar and both events itself (no mv); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files; with /proc no flock, rm or timeout either" {
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
-  for tool in mv cat head ln cp mkdir rm; do
+  for tool in mv cat head ln cp mkdir rm flock timeout; do
     printf '#!/bin/sh\necho "%s $*" >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
@@ -599,12 +663,13 @@ written_events() {
   [ "$(grep -c 'reflection\.json' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   [ "$(grep -cE '^(cat|head|ln|cp) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   # The run's temp files are plain names in the state dir (no folder to make) and the helper removes
-  # what it read once the sidecar stands (nothing left for an rm). Without flock(1) the session lock
-  # is a folder: its mkdir and rm are the only ones.
-  if command -v flock >/dev/null; then
-    [ "$(grep -cE '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
-  else
-    [ "$(grep -E '^(mkdir|rm) ' "$BATS_TEST_TMPDIR/started" | grep -vc '/locks/')" -eq 0 ]
+  # what it read once the sidecar stands (nothing left for an rm). With /proc the session lock is an
+  # owner file the helper lets go, and git's time limit is bash's own (bash >= 5.1): no flock, no
+  # rm, no timeout. (Without /proc see the lock tests above.)
+  [ -r "/proc/$$/stat" ]
+  [ "$(grep -cE '^(mkdir|rm|flock) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
+  if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501)); then
+    [ "$(grep -c '^timeout ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   fi
   # No mv at all: the helper moves the Stop event into the spool, and spools reflection.written.
   [ "$(grep -c '^mv ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]

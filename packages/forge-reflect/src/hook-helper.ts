@@ -19,8 +19,9 @@
  * stopped early or was killed), the Stop event the hook wrote to $FORGE_H_STOP_TMP is moved to
  * $FORGE_H_STOP_FINAL (the hook sends those two first, the rest once git has answered). With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
- * removed once it has placed the sidecar under its final name, saving the hook an `rm`. Exit 0
- * only when the sidecar was written.
+ * removed once it has placed the sidecar under its final name, saving the hook an `rm`; then the
+ * session's count is written and its lock let go (finishTurn). Exit 0 only when the sidecar was
+ * written.
  */
 import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { ReflectionMode } from '@forge-reflect/reflection-types';
@@ -229,10 +230,41 @@ function main(env: Facts): number {
   // Last, and only once the sidecar stands under its final name: until then the hook's bash
   // fallback may still need these (a sidecar left at its temp name is the hook's to place).
   if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
+  if (placed) finishTurn(env);
   // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
   // (~10 ms here), which the hook does not wait for.
   if (env.FORGE_H_CLOSE_STDOUT === '1') closeSync(1);
   return 0;
+}
+
+/**
+ * Once the sidecar stands: the session's sidecar count ($FORGE_H_COUNT into $FORGE_H_COUNT_FILE,
+ * rewritten in place, never through a link), then the session's lock let go ($FORGE_H_LOCK, only
+ * while it still holds $FORGE_H_LOCK_OWNER), in that order, so the next Stop of the session counts
+ * on. Saves the hook the `rm` of its lock; whatever fails here is the hook's to do (it sees that the
+ * lock still names it).
+ */
+function finishTurn(env: Facts): void {
+  const count = env.FORGE_H_COUNT ?? '';
+  if (env.FORGE_H_COUNT_FILE && /^[1-9][0-9]{0,8}$/.test(count)) {
+    try {
+      const fd = openSync(env.FORGE_H_COUNT_FILE, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+      try {
+        writeSync(fd, `${count}\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return; // the lock stays: the hook writes the count
+    }
+  }
+  const lock = env.FORGE_H_LOCK;
+  if (!lock || !env.FORGE_H_LOCK_OWNER) return;
+  try {
+    if (readFileSync(lock, 'utf8') === `${env.FORGE_H_LOCK_OWNER}\n`) unlinkSync(lock);
+  } catch {
+    // gone, or not ours: nothing to let go
+  }
 }
 
 /** The self-report file that went into the sidecar, kept beside it (the hook's mv otherwise). */
