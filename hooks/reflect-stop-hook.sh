@@ -179,6 +179,23 @@ forge_proc_start() {
   forge_decimal "$FORGE_PROC_START" 20
 }
 
+# forge_task_key TASK_REF: sets FORGE_TASK_KEY, the file-name key of a task: every byte outside
+# [A-Za-z0-9-] becomes _ and two hex digits (acme#42 -> acme_2342), at most 200 characters. The
+# CLI (bounce) writes <state>/attempts/<key>.attempt with the same rule.
+forge_task_key() {
+  local LC_ALL=C s=$1 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [A-Za-z0-9-] ]]; then
+      out+=$c
+    else
+      printf -v c '_%02x' "'$c"
+      out+=$c
+    fi
+  done
+  FORGE_TASK_KEY=${out:0:200}
+}
+
 # forge_count_attempts FILE: 1 + the sidecars already written for this session and task, kept as
 # a count in FILE (one small read, however long the session: no scan of earlier sidecars).
 forge_count_attempts() {
@@ -417,6 +434,7 @@ stop_tmp=$FORGE_SPOOL_TMP stop_name=$FORGE_SPOOL_NAME
 FORGE_SPOOL_TMP=''
 forge_helper_send FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
 # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
+forge_now_iso
 now_iso=$FORGE_NOW_ISO
 [[ -n $work ]] || exit 0
 

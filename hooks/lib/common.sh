@@ -152,29 +152,16 @@ forge_safe_id() {
   FORGE_SAFE_ID=${s:-unknown}
 }
 
-# forge_task_key TASK_REF: sets FORGE_TASK_KEY, the file-name key of a task: every byte outside
-# [A-Za-z0-9-] becomes _ and two hex digits (acme#42 -> acme_2342), at most 200 characters. The
-# CLI (bounce) writes <state>/attempts/<key>.attempt with the same rule.
-forge_task_key() {
-  local LC_ALL=C s=$1 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    if [[ $c == [A-Za-z0-9-] ]]; then
-      out+=$c
-    else
-      printf -v c '_%02x' "'$c"
-      out+=$c
-    fi
-  done
-  FORGE_TASK_KEY=${out:0:200}
-}
-
-# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits) and FORGE_NOW_ISO
-# (ISO-8601 UTC with microseconds), from the same instant.
+# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits).
 forge_now() {
   local t=${EPOCHREALTIME//[!0-9]/}
   t=${t#"${t%%[!0]*}"}
   printf -v FORGE_NOW_US '%016d' "${t:-0}"
+}
+
+# forge_now_iso: sets FORGE_NOW_ISO to the instant FORGE_NOW_US as ISO-8601 UTC with microseconds
+# (the Stop hook's; the event hook needs none).
+forge_now_iso() {
   local sec=$((10#$FORGE_NOW_US / 1000000)) frac=${FORGE_NOW_US: -6}
   TZ=UTC0 printf -v FORGE_NOW_ISO '%(%Y-%m-%dT%H:%M:%S)T' "$sec"
   FORGE_NOW_ISO+=".${frac}Z"

@@ -58,7 +58,7 @@ describe('the canonical registration', () => {
     for (const { groups } of registration.events) {
       for (const group of groups) {
         for (const command of groupCommands(group)) {
-          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-(event|stop)-hook\.sh [A-Za-z -]+;; esac$/);
+          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
         }
       }
     }
