@@ -3,8 +3,9 @@
 # SubagentStop, UserPromptSubmit, SessionEnd, PreCompact, Notification) for the SQLite event log.
 #
 # The kit's promise: with REFLECTION_MODE unset/off/unknown it does nothing at all; otherwise it
-# exits 0, prints nothing on stdout, never leaves a spool file the drain would take half, and never
-# starts node. A payload of up to 4 KiB (most) is spooled without starting any process.
+# exits 0, prints nothing on stdout, never leaves a spool file or record the drain would take half,
+# and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process: a
+# one-line one is appended to spool/events.log as one record (docs/spool-format.md).
 # RUNTIME (claude-code, codex, gemini) is the runtime the registration names; without EVENT the
 # payload's hook_event_name is used. On SessionStart it also records the session's start, base
 # commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
@@ -13,6 +14,9 @@ case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'exit 0' EXIT
 trap '[[ -n ${FORGE_SPOOL_TMP:-} ]] && rm -f -- "$FORGE_SPOOL_TMP"; exit 0' TERM INT HUP PIPE
 if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; fi
+# stdio sizes stdout's buffer at its first use from the file stdout then is: /dev/null's 4 KiB here,
+# not the state folder's block size (1 KiB on some file systems), so a record leaves in one write.
+printf ' '
 ((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
 umask 077
 set -o noclobber
@@ -27,10 +31,12 @@ forge_runtime "${2:-}"
 forge_state_dir
 forge_ensure_state || exit 0
 forge_spool_open "$event" event-hook direct || exit 0
+payload=$FORGE_SPOOL_FILE
+[[ -n $FORGE_PAYLOAD_WHOLE ]] && payload=-   # read from memory: a record's file is the whole log
 
 # Without an event argument the payload names it (the drain reads it from there too).
 if [[ -z $event ]]; then
-  forge_payload_field "$FORGE_SPOOL_FILE" hook_event_name hookEventName
+  forge_payload_field "$payload" hook_event_name hookEventName
   forge_event_name "$FORGE_FIELD" && event=$FORGE_FIELD
 fi
 
@@ -39,7 +45,7 @@ fi
 # and a snapshot of the working tree (see lib/snapshot.sh) so the Stop hook blames the session
 # only for what it changed.
 if [[ $event == SessionStart ]]; then
-  forge_payload_field "$FORGE_SPOOL_FILE" session_id sessionId conversation_id
+  forge_payload_field "$payload" session_id sessionId conversation_id
   forge_safe_id "$FORGE_FIELD"
   sessions=$FORGE_STATE/sessions
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then

@@ -24,6 +24,10 @@ FORGE_STDIN_DRAIN_SECONDS=2
 # masks signals around every byte (~2.5 us a byte here), while `cat | head` costs ~25 ms of process
 # starts whatever the size. Most payloads (prompts, session events, short commands) fit in 4 KiB.
 FORGE_STDIN_INLINE=4096
+# The largest record appended to the spool log: under what bash's stdout buffer holds, so it leaves
+# in one write. glibc's is 4 KiB (the event hook sizes it on /dev/null); musl's is 1 KiB, and other
+# C libraries are not counted on for more.
+case ${OSTYPE:-} in linux-gnu*) FORGE_APPEND_MAX=4000 ;; *) FORGE_APPEND_MAX=1000 ;; esac
 
 # Runs "$@" under `timeout SECONDS` when the system has it, else directly.
 forge_bounded() {
@@ -204,7 +208,7 @@ forge_spool_begin() {
 forge_spool_open() {
   forge_spool_name "$1" "$2" || return 1
   local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=${EPOCHREALTIME%%[.,]*}
-  local inline=$FORGE_STDIN_INLINE final out
+  local inline=$FORGE_STDIN_INLINE final out nl
   ((inline < want)) || inline=$want
   FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE='' FORGE_SPOOL_PLACED=''
   # Status 0: `inline` bytes came and more may follow; 1: end of input; above 128: out of time
@@ -214,11 +218,26 @@ forge_spool_open() {
   if ((rc == 1)); then
     FORGE_PAYLOAD=$chunk FORGE_PAYLOAD_WHOLE=1
     if [[ -n ${3:-} ]]; then
-      # Opened with noclobber (O_EXCL: never onto an existing file or link) under the final name;
-      # a write that fails (a full disk) takes the file away again: only what this hook made.
-      final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
-      FORGE_SPOOL_ENVELOPE="${FORGE_SPOOL_ENVELOPE:0:${#FORGE_SPOOL_ENVELOPE}-2},\"bytes\":${#chunk}}"$'\n'
       FORGE_SPOOL_TMP=''
+      FORGE_SPOOL_ENVELOPE="${FORGE_SPOOL_ENVELOPE:0:${#FORGE_SPOOL_ENVELOPE}-2},\"bytes\":${#chunk}"
+      # A record of the spool log (docs/spool-format.md): one append (O_APPEND) of one line of at most
+      # FORGE_APPEND_MAX bytes, so a payload with no newline but a last one (and no \x1e, which
+      # starts a record; neither is in a JSON text but as its last byte). bash's stdout is
+      # line-buffered: a line that fits its buffer leaves in one write, which the kernel never
+      # interleaves with another hook's. Never onto a link or anything but a file.
+      final=$FORGE_STATE/spool/events.log
+      if ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
+        [[ ${chunk%$'\n'} != *[$'\n\x1e']* && ! -L $final && (-f $final || ! -e $final) ]]; then
+        nl=$'\n'
+        [[ $chunk == *$'\n' ]] && nl=''   # the payload's own last newline ends the line
+        printf '\036%s,"id":"%s"}\037%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_SPOOL_NAME" "$chunk" "$nl" >>"$final" || return 1
+        FORGE_SPOOL_FILE=$final FORGE_SPOOL_PLACED=1
+        return 0
+      fi
+      # Else a file of its own, opened with noclobber (O_EXCL: never onto an existing file or link)
+      # under its final name; a write that fails (a full disk) takes the file away again.
+      final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+      FORGE_SPOOL_ENVELOPE+=$'}\n'
       exec {out}>"$final" || return 1
       if ! printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$chunk" >&"$out"; then
         exec {out}>&-
@@ -263,13 +282,14 @@ forge_spool_commit() {
 }
 
 # forge_payload_field FILE NAME...: sets FORGE_FIELD to the first string value of any of the
-# top-level-looking keys NAME in the first 64 KiB of FILE (a spool file or a payload), or empty.
+# top-level-looking keys NAME in the first 64 KiB of FILE (a spool file or a payload; `-`: the
+# payload in FORGE_PAYLOAD), or empty.
 # A regex, not a parser: used only for ids, which are then reduced by forge_safe_id.
 forge_payload_field() {
   local file=$1 text='' name
   shift
   FORGE_FIELD=''
-  IFS= read -r -d '' -n 65536 text <"$file"
+  if [[ $file == - ]]; then text=$FORGE_PAYLOAD; else IFS= read -r -d '' -n 65536 text <"$file"; fi
   for name in "$@"; do
     if [[ $text =~ \"$name\"[[:space:]]*:[[:space:]]*\"([^\"\\]*)\" ]]; then
       FORGE_FIELD=${BASH_REMATCH[1]}

@@ -22,7 +22,8 @@ const yargsAssertLite = {
 const outdir = join(root, 'packages/forge-reflect/dist-bundle');
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [join(root, 'packages/forge-reflect/dist/cli.js')],
+  // quick-ingest.js: a plain `ingest` without yargs (bin/forge-reflect.js).
+  entryPoints: [join(root, 'packages/forge-reflect/dist/cli.js'), join(root, 'packages/forge-reflect/dist/quick-ingest.js')],
   outdir,
   bundle: true,
   splitting: true,

@@ -13,6 +13,10 @@ setup() {
   unset FORGE_DIR REFLECTION_DIR
 }
 
+teardown() {
+  spool_records_ok
+}
+
 check_line() { # check_line NAME: the line of that check
   printf '%s\n' "$output" | grep -E "^. $1 "
 }
@@ -83,7 +87,7 @@ check_line() { # check_line NAME: the line of that check
   [[ "$(check_line 'event log')" == "✓"*"moved to"*"events.db.corrupt-"* ]]
   [ -n "$(find .forge -maxdepth 1 -name 'events.db.corrupt-*')" ]
   [ "$(sidecar_count)" -eq "$sidecars_before" ]
-  [ "$(find .forge/spool -maxdepth 1 -name '*.event' | wc -l)" -eq 1 ]
+  [ "$(spool_files | wc -l)" -eq 1 ]
   run forge_reflect events --json
   [ "$status" -eq 0 ]
   [[ "$output" == *'"tool.executed"'* ]]

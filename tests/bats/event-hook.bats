@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# reflect-event-hook.sh: one spool file per event, exactly the payload, never node, and the promise
-# (exit 0, empty stdout) under every input.
+# reflect-event-hook.sh: each event spooled exactly once with exactly its payload, as a record of
+# spool/events.log (a small single-line payload) or a spool file of its own (any other), never node,
+# and the promise (exit 0, empty stdout) under every input.
 
 load ../helpers/common
 load ../helpers/hooks
@@ -12,8 +13,8 @@ setup() {
   unset FORGE_DIR REFLECTION_DIR
 }
 
-spool_files() {
-  find "${1:-$REPO/.forge/spool}" -maxdepth 1 -name '*.event' 2>/dev/null | LC_ALL=C sort
+teardown() {
+  spool_records_ok
 }
 
 envelope() {
@@ -57,7 +58,7 @@ envelope() {
 
 @test "a 10 MB payload is cut at the cap plus one byte (the drain's truncation mark), quickly" {
   start=$SECONDS
-  head -c 10485760 /dev/zero | tr '\0' 'x' | hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(head -c 10485760 /dev/zero | tr '\0' 'x')
   assert_promise
   [ $((SECONDS - start)) -lt 5 ]
   file=$(spool_files)
@@ -80,23 +81,39 @@ envelope() {
 @test "the cap is exact on both sides of the chunk: cap+1 bytes kept, whether the cap is under or over 4 KiB" {
   for cap in 10 4095 4096 5000; do
     rm -rf "$REPO/.forge"
-    head -c 20000 /dev/zero | tr '\0' 'z' | FORGE_PAYLOAD_CAP=$cap hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+    FORGE_PAYLOAD_CAP=$cap hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(head -c 20000 /dev/zero | tr '\0' 'z')
     assert_promise
     [ "$(tail -n +2 "$(spool_files)" | wc -c)" -eq $((cap + 1)) ]
   done
 }
 
-@test "a payload of up to 4 KiB starts no process at all (no mv, cat, head or timeout); a longer one does, and loses nothing" {
+@test "a payload of up to 4 KiB starts no process at all (no mv, cat, head or timeout), as a file or a record; a longer one does, and loses nothing" {
   hook_run "$REPO" bash "$EVENT_HOOK" Notification <"$PAYLOADS/notification.json" # the state dir made
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
-  for tool in cat head timeout mv mkdir rm; do
+  for tool in cat head timeout mv mkdir rm touch dd tee; do
     printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json"
   assert_promise
   [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+  # A single-line payload: a record of the spool log (the log made by this very event), no process.
+  [ ! -e "$REPO/.forge/spool/events.log" ]
+  printf '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/one-line"
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/one-line"
+  assert_promise
+  [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+  [ -s "$REPO/.forge/spool/events.log" ]
+  # and to a log that is already there
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/one-line"
+  assert_promise
+  [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+  [ "$(spool_files | wc -l)" -eq 4 ]
+  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/one-line"
   head -c 9000 /dev/zero | tr '\0' 'w' >"$BATS_TEST_TMPDIR/long"
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
   assert_promise
@@ -106,15 +123,15 @@ envelope() {
 }
 
 @test "a NUL byte (never in JSON) is the one byte the first chunk drops; nothing after it is lost" {
-  { printf '{"a":"x'; printf '\0'; printf 'y"}'; head -c 6000 /dev/zero | tr '\0' ' '; } | hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"a":"x'; printf '\0'; printf 'y"}'; head -c 6000 /dev/zero | tr '\0' ' ')
   assert_promise
   { printf '{"a":"xy"}'; head -c 6000 /dev/zero | tr '\0' ' '; } | cmp - <(tail -n +2 "$(spool_files)")
 }
 
 @test "empty and non-JSON stdin are spooled as they came, for the drain to judge" {
-  : | hook_run "$REPO" bash "$EVENT_HOOK" Notification
+  hook_run "$REPO" bash "$EVENT_HOOK" Notification < <(:)
   assert_promise
-  printf '\xff\xfe garbage {' | hook_run "$REPO" bash "$EVENT_HOOK" Notification
+  hook_run "$REPO" bash "$EVENT_HOOK" Notification < <(printf '\xff\xfe garbage {')
   assert_promise
   [ "$(spool_files | wc -l)" -eq 2 ]
   [ "$(tail -n +2 "$(spool_files | head -n 1)" | wc -c)" -eq 0 ]
@@ -126,16 +143,24 @@ envelope() {
     hook_run "$REPO" bash "$EVENT_HOOK" "$name" <"$PAYLOADS/notification.json"
     assert_promise
   done
-  weird="$BATS_TEST_TMPDIR/we\"ird dir"$'\n'"line"
+  weird="$BATS_TEST_TMPDIR/we\"ird dir"$'\n'"line"$'\x1e\x1f'
   mkdir -p "$weird"
   hook_run "$weird" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/notification.json"
+  assert_promise
+  # and as a record of the spool log, whose framing bytes (\x1e, \x1f, \n) the cwd also holds
+  hook_run "$weird" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1"}')
   assert_promise
   for file in $(spool_files); do
     [ "$(envelope "$file" event)" = '""' ]
   done
   [ ! -e "$REPO/pwned" ]
-  file=$(spool_files "$weird/.forge/spool")
-  [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
+  [ -s "$weird/.forge/spool/events.log" ]
+  [ "$(spool_files "$weird/.forge/spool" | grep -c '\.event$')" -eq 2 ]
+  spool_files "$weird/.forge/spool" >/dev/null   # the records extracted (a failure fails the test here)
+  for file in "$(find "$weird/.forge/spool" -maxdepth 1 -name '*.event')" "$(find "$BATS_TEST_TMPDIR/records" -name '*.event')"; do
+    [ -f "$file" ]
+    [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
+  done
 }
 
 @test "SessionStart records the base commit, start time and snapshot once; resume keeps them; no id records nothing" {
@@ -148,7 +173,7 @@ envelope() {
   echo more >>"$REPO/README.md" && git -C "$REPO" commit -qam two
   hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$PAYLOADS/session-start.json"
   [ "$(head -n 1 "$base_file")" = "$(git -C "$REPO" rev-parse HEAD~1)" ]
-  printf '{"hook_event_name":"SessionStart"}' | hook_run "$REPO" bash "$EVENT_HOOK" SessionStart
+  hook_run "$REPO" bash "$EVENT_HOOK" SessionStart < <(printf '{"hook_event_name":"SessionStart"}')
   [ "$(find "$REPO/.forge/sessions" -type f | wc -l)" -eq 2 ]
   # The user's index is untouched by the snapshot.
   [ -z "$(git -C "$REPO" diff --cached --name-only)" ]
@@ -176,10 +201,27 @@ envelope() {
   [ -z "$(ls -A "$BATS_TEST_TMPDIR/target")" ]
 }
 
-@test "spool files are 0600 in a 0700 folder, and a writer killed while it reads leaves nothing behind" {
+@test "spool files and the spool log are 0600 in a 0700 folder, and a writer killed while it reads leaves nothing behind" {
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
   [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
   [ "$(stat -c %a "$(spool_files)")" = 600 ]
+  # The log, made by a hook whose caller's umask lets anyone read: still 0600, and the spool 0700.
+  rm -rf "$REPO/.forge"
+  mask=$(umask)
+  umask 000
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1","tool_name":"Bash"}')
+  umask "$mask"
+  assert_promise
+  [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
+  [ "$(stat -c %a "$REPO/.forge/spool/events.log")" = 600 ]
+  [ "$(spool_files | wc -l)" -eq 1 ]
+  # Sealed by a drain into a segment: still 0600.
+  (cd "$REPO" && forge_reflect ingest >/dev/null)
+  seg=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg')
+  [ -n "$seg" ]
+  [ "$(stat -c %a "$seg")" = 600 ]
+  rm -rf "$REPO/.forge"
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
   # Half a payload, then a writer that stalls: the hook waits in its read (up to 4 s), and writes
   # nothing before the read ends, so a SIGKILL then leaves neither an .event nor a temp file.
   (cd "$REPO" && { printf '{"session_id":"s",'; sleep 30; } | exec bash "$EVENT_HOOK" PostToolUse >/dev/null 2>&1) &
@@ -228,4 +270,149 @@ envelope() {
   file=$(spool_files)
   [ -n "$file" ]
   [ "$(tail -n +2 "$file" | wc -c)" -gt 0 ]
+}
+
+@test "a single-line payload, with or without its final newline, is one record of spool/events.log: byte for byte, no file of its own" {
+  for tail in '' $'\n'; do
+    rm -rf "$REPO/.forge" "$BATS_TEST_TMPDIR/rec"
+    printf '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}%s' "$tail" >"$BATS_TEST_TMPDIR/payload"
+    hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/payload"
+    assert_promise
+    log=$REPO/.forge/spool/events.log
+    [ -f "$log" ]
+    [ ! -L "$log" ]
+    [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # no .event, no temp file
+    run node "$SPOOL_RECORDS" scan "$BATS_TEST_TMPDIR/rec" "$log"
+    [ "$status" -eq 0 ]
+    [[ $output =~ ^whole\ 0\ ([0-9]{16}-[0-9]+-[0-9a-f]{8})$ ]]
+    id=${BASH_REMATCH[1]}
+    rec=$BATS_TEST_TMPDIR/rec/$id.event
+    tail -n +2 "$rec" | cmp - "$BATS_TEST_TMPDIR/payload"
+    [ "$(envelope "$rec" bytes)" -eq "$(wc -c <"$BATS_TEST_TMPDIR/payload")" ]
+    [ "$(envelope "$rec" id)" = "\"$id\"" ]
+    [ "$(envelope "$rec" event)" = '"PostToolUse"' ]
+    [ "$(envelope "$rec" source)" = '"event-hook"' ]
+    [ "$(envelope "$rec" cwd)" = "\"$REPO\"" ]
+    # The log's bytes, read without the extractor: \x1e, the envelope, \x1f, the payload, and then a
+    # newline only when the payload has none of its own: one newline in all, the last byte.
+    { printf '\036%s\037' "$(head -n 1 "$rec")"; cat "$BATS_TEST_TMPDIR/payload"; [ -n "$tail" ] || printf '\n'; } | cmp - "$log"
+    [ "$(tr -cd '\n' <"$log" | wc -c)" -eq 1 ]
+    [ "$(spool_files | wc -l)" -eq 1 ]
+  done
+}
+
+@test "a payload with a newline or a \x1e inside, or whose record would pass 4,000 bytes, gets a file of its own, byte for byte" {
+  printf '{"session_id":"s1",\n"tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/inner"
+  printf '{"session_id":"s1",\n"tool_name":"Bash"}\n' >"$BATS_TEST_TMPDIR/inner-and-last"
+  printf '\n{"session_id":"s1"}' >"$BATS_TEST_TMPDIR/first"
+  printf '{"session_id":"s1","x":"\036"}' >"$BATS_TEST_TMPDIR/record-start"   # \x1e starts a record: never inside one
+  { printf '{"x":"'; head -c 3982 /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/long"
+  [ "$(wc -c <"$BATS_TEST_TMPDIR/long")" -eq 3990 ]
+  for name in inner inner-and-last first record-start long; do
+    rm -rf "$REPO/.forge"
+    hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/$name"
+    assert_promise
+    [ ! -e "$REPO/.forge/spool/events.log" ]
+    [ "$(find "$REPO/.forge/spool" -mindepth 1 | wc -l)" -eq 1 ]
+    file=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event')
+    [[ "${file##*/}" =~ ^[0-9]{16}-[0-9]+-[0-9a-f]{8}\.event$ ]]
+    tail -n +2 "$file" | cmp - "$BATS_TEST_TMPDIR/$name"
+    [ "$(envelope "$file" bytes)" -eq "$(wc -c <"$BATS_TEST_TMPDIR/$name")" ]
+    [ "$(envelope "$file" id)" = undefined ]   # a file's name is its id
+  done
+  # Just under the limit it is still a record: the overhead of a record (all but the payload) is
+  # measured on a small one, and a payload 8 bytes short of filling 4,000 bytes with it stays a record.
+  rm -rf "$REPO/.forge"
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"x":""}')
+  assert_promise
+  overhead=$(($(wc -c <"$REPO/.forge/spool/events.log") - 8))
+  size=$((4000 - overhead - 8))
+  { printf '{"x":"'; head -c $((size - 8)) /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/near"
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/near"
+  assert_promise
+  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]
+  [ "$(spool_files | wc -l)" -eq 2 ]
+  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/near"
+  near=$(($(wc -c <"$REPO/.forge/spool/events.log") - overhead - 8))   # the second record's length
+  [ "$near" -gt 3950 ]
+  [ "$near" -le 4000 ]
+}
+
+@test "SessionStart with a single-line payload (a record) records its own session's base, read from memory, not from the log" {
+  # Another session's record first: a hook that read the session id from the log would find this one.
+  hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"other-session","hook_event_name":"PostToolUse","tool_name":"Bash"}')
+  assert_promise
+  printf '{"session_id":"one-line-session","hook_event_name":"SessionStart","source":"startup"}' >"$BATS_TEST_TMPDIR/start"
+  hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$BATS_TEST_TMPDIR/start"
+  assert_promise
+  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]   # both are records
+  [ "$(spool_files | wc -l)" -eq 2 ]
+  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/start"
+  base=$REPO/.forge/sessions/one-line-session.base
+  [ "$(head -n 1 "$base")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+  [[ "$(sed -n 2p "$base")" =~ ^[0-9]{16}$ ]]
+  [ -f "${base%.base}.index" ]
+  [ ! -e "$REPO/.forge/sessions/other-session.base" ]
+  # Without an event argument the payload's hook_event_name names the event, also read from memory.
+  printf '{"session_id":"second-session","hook_event_name":"SessionStart"}\n' >"$BATS_TEST_TMPDIR/start2"
+  hook_run "$REPO" bash "$EVENT_HOOK" <"$BATS_TEST_TMPDIR/start2"
+  assert_promise
+  [ "$(head -n 1 "$REPO/.forge/sessions/second-session.base")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]
+  [ "$(spool_files | wc -l)" -eq 3 ]
+  [ "$(find "$REPO/.forge/sessions" -name '*.base' | wc -l)" -eq 2 ]
+}
+
+@test "8 hooks at once x 200 single-line events: 1,600 whole, distinct, byte-exact records; ingest logs each once" {
+  for worker in 1 2 3 4 5 6 7 8; do
+    (
+      nl=''
+      ((worker % 2)) || nl=$'\n'   # even workers send a final newline, odd ones none
+      for seq in $(seq 200); do
+        printf '{"session_id":"w%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-%s-%s"}%s' "$worker" "$worker" "$seq" "$nl" |
+          (cd "$REPO" && bash "$EVENT_HOOK" PostToolUse >>"$BATS_TEST_TMPDIR/stdout.$worker") || echo "exit $?" >>"$BATS_TEST_TMPDIR/failed.$worker"
+      done
+    ) &
+  done
+  wait
+  [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
+  [ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'failed.*')" ]
+  [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # no .event, no temp file
+  node "$SPOOL_RECORDS" extract "$BATS_TEST_TMPDIR/rec" "$REPO/.forge/spool/events.log"
+  [ "$(find "$BATS_TEST_TMPDIR/rec" -name '*.event' | wc -l)" -eq 1600 ]
+  # Every payload exactly as sent, each once, and `bytes` its length.
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell
+  node -e '
+    const fs = require("fs"), path = require("path"), dir = process.argv[1], want = new Set();
+    for (let w = 1; w <= 8; w++) for (let s = 1; s <= 200; s++)
+      want.add(`{"session_id":"w${w}","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-${w}-${s}"}${w % 2 ? "" : "\n"}`);
+    for (const name of fs.readdirSync(dir)) {
+      const b = fs.readFileSync(path.join(dir, name)), nl = b.indexOf(10), env = JSON.parse(b.subarray(0, nl));
+      const payload = b.subarray(nl + 1).toString("latin1");
+      if (!want.delete(payload)) throw new Error(`${name}: a payload not sent, or sent once and found twice: ${JSON.stringify(payload)}`);
+      if (env.bytes !== b.length - nl - 1) throw new Error(`${name}: bytes ${env.bytes}, payload ${b.length - nl - 1}`);
+    }
+    if (want.size !== 0) throw new Error(`${want.size} payloads missing`);' "$BATS_TEST_TMPDIR/rec"
+  # The drain (any folder: FORGE_DIR names the state) logs each once, and the next one nothing again.
+  cd "$BATS_TEST_TMPDIR"
+  FORGE_DIR="$REPO/.forge" forge_reflect ingest --json >ingest.json
+  [ "$(jget ingest.json drained)" = 1600 ]
+  [ "$(jget ingest.json rejected)" = 0 ]
+  [ "$(jget ingest.json in_flight)" = 0 ]
+  [ "$(jget ingest.json already_present)" = 0 ]
+  [ ! -e "$REPO/.forge/spool/events.log" ]
+  [ "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg' | wc -l)" -eq 1 ]
+  FORGE_DIR="$REPO/.forge" forge_reflect ingest --json >ingest2.json
+  [ "$(jget ingest2.json drained)" = 0 ]
+  [ "$(jget ingest2.json already_present)" = 0 ]
+  FORGE_DIR="$REPO/.forge" forge_reflect events --json --limit 2000 >events.json
+  # shellcheck disable=SC2016
+  node -e '
+    const fs = require("fs"), rows = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const ids = new Set(fs.readdirSync(process.argv[2]).map((n) => n.replace(/\.event$/, "")));
+    if (rows.length !== 1600) throw new Error(`${rows.length} events`);
+    if (new Set(rows.map((r) => r.id)).size !== 1600 || !rows.every((r) => ids.has(r.id))) throw new Error("ids are not the records ids");
+    if (new Set(rows.map((r) => r.tool_use_id)).size !== 1600) throw new Error("tool_use_ids not distinct");
+    if (!rows.every((r) => r.type === "tool.executed" && r.session_id === r.tool_use_id.replace(/^t-(\d)-\d+$/, "w$1"))) throw new Error("a row that is not its payload");' \
+    events.json "$BATS_TEST_TMPDIR/rec"
 }

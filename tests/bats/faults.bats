@@ -64,6 +64,84 @@ in_ns() {
   [ "$HOOK_STATUS" -eq 0 ]
 }
 
+@test "disk full during single-line events (records of the spool log): each record whole or cut where the disk filled; with space again each whole one is logged once, each cut one rejected with its reason" {
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  OUT=$BATS_TEST_TMPDIR in_ns '
+    mkdir -p .forge && mount -t tmpfs -o size=2m tmpfs .forge || exit 3
+    pad=$(printf "p%.0s" $(seq 250))
+    ev() {
+      printf "{\"session_id\":\"disk\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_use_id\":\"t-%04d\",\"pad\":\"%s\"}" "$1" "$pad" |
+        bash "$EVENT_HOOK" PostToolUse
+    }
+    ev 0 || exit 4
+    # fill the disk but for three pages, which the log then fills part way through these events
+    head -c 12288 /dev/zero >.forge/slack
+    head -c $((4096 * 1024)) /dev/zero >.forge/filler 2>/dev/null
+    rm .forge/slack
+    for i in $(seq 60); do out=$(ev "$i") || exit 5; [ -z "$out" ] || exit 6; done
+    df -k .forge | tail -1 | grep -q " 100% " || exit 7      # the disk did fill up
+    cp .forge/spool/events.log "$OUT/full.log" || exit 8
+    ls -A .forge/spool >"$OUT/spool-when-full"
+    # space again: one more event, then a drain
+    rm -f .forge/filler
+    ev 61 || exit 9
+    node "$CLI" ingest --json >"$OUT/ingest.json" 2>"$OUT/ingest.err" || exit 10
+    node "$CLI" events --json --limit 1000 >"$OUT/events.json" || exit 11
+    cp -a .forge/spool "$OUT/spool" || exit 12
+  '
+  echo "status $HOOK_STATUS: $HOOK_STDOUT"
+  [ "$HOOK_STATUS" -eq 0 ]
+  cd "$BATS_TEST_TMPDIR"
+  [ "$(cat spool-when-full)" = events.log ]   # single-line events: records only, no file, no temp file
+  # Every piece of the log as the full disk left it is a whole record, or one cut short where the
+  # next begins or the log ends (the extractor fails on anything else).
+  node "$SPOOL_RECORDS" scan rec full.log >scan.out
+  cat scan.out
+  whole=$(grep -c '^whole ' scan.out || true)
+  torn=$(grep -c '^torn ' scan.out || true)
+  [ "$whole" -ge 2 ]
+  [ "$whole" -lt 61 ]
+  [ "$torn" -le 1 ]   # a full disk cuts one write short; those after it write nothing
+  # The whole records are events 0, 1, 2, ... in order, each payload byte for byte.
+  i=0
+  while read -r kind _ id; do
+    [ "$kind" = whole ] || continue
+    printf '{"session_id":"disk","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-%04d","pad":"%s"}' "$i" "$(printf 'p%.0s' $(seq 250))" |
+      cmp - <(tail -n +2 "rec/$id.event")
+    i=$((i + 1))
+  done <scan.out
+  # After the drain: the log was sealed into one segment that begins with the log as it was when full.
+  seg=$(find spool -maxdepth 1 -name '*.seg')
+  [ "$(printf '%s' "$seg" | grep -c .)" -eq 1 ]
+  cmp -n "$(wc -c <full.log)" full.log "$seg"
+  [ -z "$(find spool -maxdepth 1 \( -name '*.event' -o -name '.tmp-*' -o -name events.log \))" ]
+  # Each whole record logged once, the one after the disk had room again too; nothing else.
+  [ "$(jget ingest.json drained)" -eq $((whole + 1)) ]
+  [ "$(jget ingest.json rejected)" -eq "$torn" ]
+  [ "$(jget ingest.json in_flight)" -eq 0 ]
+  # shellcheck disable=SC2016
+  node -e '
+    const fs = require("fs"), rows = JSON.parse(fs.readFileSync("events.json", "utf8"));
+    const want = fs.readFileSync("scan.out", "utf8").split("\n").filter((l) => l.startsWith("whole ")).map((l) => l.split(" ")[2]);
+    const ids = new Set(rows.map((r) => r.id));
+    if (rows.length !== want.length + 1 || ids.size !== rows.length) throw new Error(`${rows.length} rows, ${ids.size} ids, want ${want.length + 1}`);
+    for (const id of want) if (!ids.has(id)) throw new Error(`whole record ${id} not logged`);
+    const tools = rows.map((r) => r.tool_use_id).sort();
+    const expect = [...want.map((_, i) => `t-${String(i).padStart(4, "0")}`), "t-0061"].sort();
+    if (tools.join() !== expect.join()) throw new Error(`tool_use_ids ${tools.join()} want ${expect.join()}`);'
+  # The record cut short is kept, byte for byte, in rejected/ with its reason; nothing else is there.
+  if [ "$torn" -eq 1 ]; then
+    read -r _ offset length < <(grep '^torn ' scan.out)
+    [ "$(find spool/rejected -type f | wc -l)" -eq 2 ]
+    kept=spool/rejected/${seg##*/}-at-$offset.event
+    cmp <(tail -c +$((offset + 1)) full.log | head -c "$length") "$kept"
+    [[ "$(cat "${kept%.event}.reason")" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[^\ ]+\ .+ ]]
+    [ "$(wc -l <"${kept%.event}.reason")" -eq 1 ]
+  else
+    [ ! -e spool/rejected ] || [ -z "$(ls -A spool/rejected)" ]
+  fi
+}
+
 @test "disk full during a drain: the CLI says so, keeps the spool; with space again every event is logged once" {
   # shellcheck disable=SC2016
   in_ns '
@@ -138,9 +216,14 @@ in_ns() {
   for p in "${pids[@]}"; do wait "$p"; done
   touch "$BATS_TEST_TMPDIR/done"
   wait "$drainer"
-  node "$CLI" ingest >/dev/null
+  node "$CLI" ingest --json >"$BATS_TEST_TMPDIR/last-drain.json"
   [ ! -s "$BATS_TEST_TMPDIR/drain.err" ] || { cat "$BATS_TEST_TMPDIR/drain.err"; false; }
   [ -z "$(find .forge/spool -maxdepth 1 -name '*.event')" ]
+  # Single-line events: records of the spool log, sealed by the drains while hooks appended; none
+  # was cut or torn apart, and none is left half read.
+  [ "$(jget "$BATS_TEST_TMPDIR/last-drain.json" in_flight)" = 0 ]
+  [ "$(jget "$BATS_TEST_TMPDIR/last-drain.json" rejected)" = 0 ]
+  [ ! -e .forge/spool/rejected ]
   counts=$(node "$CLI" events --json --limit 100000 | node -e 'const a=JSON.parse(require("fs").readFileSync(0,"utf8"));const r=Array.isArray(a)?a:a.events;const t=r.map(e=>e.tool_use_id);console.log(r.length, new Set(t).size)')
   [ "$counts" = "1600 1600" ]
 }

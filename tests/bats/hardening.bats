@@ -75,6 +75,49 @@ outside_empty() { [ -z "$(find "$OUT" -mindepth 1 ! -name keep)" ]; }
   [ "$(sidecar_count)" -eq 1 ]
 }
 
+@test "spool/events.log a symlink (to a file, dangling), a FIFO or a folder: nothing written to or through it; the event gets a file of its own" {
+  printf '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/one-line"
+  mkdir -p "$REPO/.forge/spool"
+  log=$REPO/.forge/spool/events.log
+  printf 'keep\n' >"$OUT/keep"
+  for kind in link dangling fifo folder; do
+    rm -rf "$log" "$REPO"/.forge/spool/*.event
+    case $kind in
+      link) ln -s "$OUT/keep" "$log" ;;
+      dangling) ln -s "$OUT/made-through-a-link" "$log" ;;
+      fifo) mkfifo "$log" ;;
+      folder) mkdir "$log" ;;
+    esac
+    # A hook that opened the FIFO would block there: the timeout turns that into a broken promise.
+    hook_run "$REPO" timeout 20 bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/one-line"
+    assert_promise
+    [ "$(cat "$OUT/keep")" = keep ]
+    outside_empty
+    case $kind in
+      link | dangling) [ -L "$log" ] ;;
+      fifo) [ -p "$log" ] ;;
+      folder)
+        [ -d "$log" ]
+        [ -z "$(ls -A "$log")" ]
+        ;;
+    esac
+    file=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event')
+    [ "$(printf '%s' "$file" | grep -c .)" -eq 1 ]
+    tail -n +2 "$file" | cmp - "$BATS_TEST_TMPDIR/one-line"
+  done
+  # The drain neither follows nor seals the planted link; the file is logged.
+  rm -rf "$log"
+  ln -s "$OUT/keep" "$log"
+  cd "$REPO"
+  run forge_reflect ingest --json
+  [ "$status" -eq 0 ]
+  [[ $output == *'"drained": 1,'* ]]
+  [ -L "$log" ]
+  [ "$(cat "$OUT/keep")" = keep ]
+  [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg')" ]
+  outside_empty
+}
+
 @test "a hostile self-report: prototype keys ignored, escapes stripped, strings capped" {
   mkdir -p "$REPO/.forge"
   cp "$HOSTILE/self-report-proto-escapes.json" "$REPO/.forge/reflection-input.json"

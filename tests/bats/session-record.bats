@@ -27,14 +27,18 @@ stop_payload() {
 }
 export SESSION REPO
 
+teardown() {
+  spool_records_ok
+}
+
 answer_with() {
   # shellcheck disable=SC2016 # the backquotes are the fence, not a command
   printf 'Added the token check.\n\n```reflection\n%s\n```\n' "$1"
 }
 
 session_start() {
-  printf '{"session_id":"%s","hook_event_name":"SessionStart","source":"startup","cwd":"%s"}' "$SESSION" "$REPO" |
-    hook_run "${1:-$REPO}" bash "$EVENT_HOOK" SessionStart claude-code
+  hook_run "${1:-$REPO}" bash "$EVENT_HOOK" SessionStart claude-code < <(
+    printf '{"session_id":"%s","hook_event_name":"SessionStart","source":"startup","cwd":"%s"}' "$SESSION" "$REPO")
   assert_promise
 }
 
@@ -123,7 +127,7 @@ stop_with() {
   [ ! -e "$nested/.forge" ]
   [ "$(sidecar_count)" -eq 1 ]
   [ "$(jget "$(last_sidecar)" files_changed)" = '["src/auth/login.ts"]' ]
-  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 4 ]
+  [ "$(spool_files | wc -l)" -eq 4 ]   # SessionStart (a record of the spool log), PostToolUse, Stop, reflection.written
 }
 
 @test "only the session's own changes: a file dirty before SessionStart is not blamed; commits in the session are" {
@@ -152,7 +156,12 @@ stop_with() {
 
 @test "the runtime comes from the registration: agent and every spooled event carry it; REFLECTION_AGENT wins" {
   session_start
-  for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | grep -q '"runtime":"claude-code"'; done
+  n=0
+  while IFS= read -r f; do
+    head -n 1 "$f" | grep -q '"runtime":"claude-code"'
+    n=$((n + 1))
+  done < <(spool_files)
+  [ "$n" -eq 1 ]
   hook_run "$REPO" bash "$STOP_HOOK" codex <<<"$(stop_payload finished)"
   [ "$(jget "$(last_sidecar)" agent)" = '"codex"' ]
   REFLECTION_AGENT=my-agent hook_run "$REPO" bash "$STOP_HOOK" gemini <<<"$(stop_payload finished)"
@@ -162,7 +171,7 @@ stop_with() {
 }
 
 @test "an event hook run without an event argument takes hook_event_name from the payload (SessionStart records the base)" {
-  printf '{"session_id":"%s","hook_event_name":"SessionStart","source":"startup"}' "$SESSION" | hook_run "$REPO" bash "$EVENT_HOOK"
+  hook_run "$REPO" bash "$EVENT_HOOK" < <(printf '{"session_id":"%s","hook_event_name":"SessionStart","source":"startup"}' "$SESSION")
   assert_promise
   [ "$(head -n 1 "$REPO/.forge/sessions/$SESSION.base")" = "$(git -C "$REPO" rev-parse HEAD)" ]
 }

@@ -28,7 +28,7 @@ facts() {
       REFLECTION_MODE=$mode hook_run "$REPO" bash "$STOP_HOOK" <"$input"
       assert_promise
     done
-    printf 'not json' | REFLECTION_MODE=$mode hook_run "$REPO" bash "$STOP_HOOK"
+    REFLECTION_MODE=$mode hook_run "$REPO" bash "$STOP_HOOK" < <(printf 'not json')
     assert_promise
   done
   unset REFLECTION_MODE
@@ -232,15 +232,15 @@ JSON
 }
 
 @test "hostile stdin: empty, non-JSON, another runtime's shape and 10 MB all give a valid sidecar" {
-  : | hook_run "$REPO" bash "$STOP_HOOK"
+  hook_run "$REPO" bash "$STOP_HOOK" < <(:)
   assert_promise
-  printf '\x00\xff{{{ not json' | hook_run "$REPO" bash "$STOP_HOOK"
+  hook_run "$REPO" bash "$STOP_HOOK" < <(printf '\x00\xff{{{ not json')
   assert_promise
   for shape in "$PAYLOADS"/other-runtimes/*.json; do
     hook_run "$REPO" bash "$STOP_HOOK" <"$shape"
     assert_promise
   done
-  head -c 10485760 /dev/zero | tr '\0' 'a' | hook_run "$REPO" bash "$STOP_HOOK"
+  hook_run "$REPO" bash "$STOP_HOOK" < <(head -c 10485760 /dev/zero | tr '\0' 'a')
   assert_promise
   [ "$(sidecar_count)" -eq $((3 + $(find "$PAYLOADS/other-runtimes" -name '*.json' | wc -l))) ]
   run forge_reflect validate "$REPO/.forge/reflections"
@@ -250,7 +250,7 @@ JSON
 }
 
 @test "a session id of ../../etc/x never reaches a path: the file name keeps only [A-Za-z0-9_-]" {
-  printf '{"session_id":"../../etc/x","hook_event_name":"Stop"}' | hook_run "$REPO" bash "$STOP_HOOK"
+  hook_run "$REPO" bash "$STOP_HOOK" < <(printf '{"session_id":"../../etc/x","hook_event_name":"Stop"}')
   assert_promise
   file=$(last_sidecar)
   [[ "$(basename "$file")" == *-etcx-*.reflection.json ]]
@@ -258,7 +258,7 @@ JSON
   [ ! -e "$BATS_TEST_TMPDIR/etc" ]
   [ -z "$(find "$BATS_TEST_TMPDIR" -newer "$REPO/README.md" -path '*etc*' -not -path "$REPO/.forge/*")" ]
   long=$(printf 'a%.0s' {1..300})
-  printf '{"session_id":"%s"}' "$long" | hook_run "$REPO" bash "$STOP_HOOK"
+  hook_run "$REPO" bash "$STOP_HOOK" < <(printf '{"session_id":"%s"}' "$long")
   name=$(basename "$(find "$REPO/.forge/reflections" -name "*-a*-*.reflection.json")")
   [[ "$name" == *"-$(printf 'a%.0s' {1..64})-"* ]]
   [[ "$name" != *"$(printf 'a%.0s' {1..65})"* ]]

@@ -11,19 +11,31 @@ export FORGE_REFLECT_CLI=off
 
 # hook_run DIR COMMAND...: runs COMMAND in DIR with the caller's stdin; sets HOOK_STATUS and
 # HOOK_STDOUT (stderr goes to $BATS_TEST_TMPDIR/hook.stderr).
+# Not in a pipeline or any other subshell: the two variables would not reach the caller, and
+# assert_promise would check nothing (feed stdin with `hook_run ... < <(COMMAND)` instead).
 hook_run() {
   local dir=$1
   shift
+  if [[ $BASHPID != "$$" ]]; then
+    echo "hook_run in a subshell (a pipeline?): its result would be lost; use hook_run ... < <(...)" >&2
+    return 1
+  fi
   HOOK_STATUS=0
   HOOK_STDOUT=$(cd "$dir" && "$@" 2>"$BATS_TEST_TMPDIR/hook.stderr") || HOOK_STATUS=$?
 }
 
-# The promise: exit 0 and nothing on stdout.
+# The promise: exit 0 and nothing on stdout. Checks the last hook_run once: a second check, or one
+# with no hook_run before it, fails.
 assert_promise() {
+  if [[ ! ${HOOK_STATUS:-} =~ ^[0-9]+$ ]]; then
+    echo "assert_promise: no hook result to check (HOOK_STATUS '${HOOK_STATUS:-}')" >&2
+    return 1
+  fi
   if [ "$HOOK_STATUS" -ne 0 ] || [ -n "$HOOK_STDOUT" ]; then
     echo "hook broke its promise: exit $HOOK_STATUS, stdout '${HOOK_STDOUT:0:200}'" >&2
     return 1
   fi
+  unset HOOK_STATUS
 }
 
 jget() {
@@ -72,4 +84,47 @@ path_without() {
     done
   fi
   printf '%s' "$bin"
+}
+
+# --- The spool: files of their own, and records of the spool log (docs/spool-format.md) ---
+SPOOL_RECORDS="$KIT_ROOT/tests/helpers/spool-records.mjs"
+export SPOOL_RECORDS
+
+# spool_files [SPOOL]: every event waiting in SPOOL (default: the scratch repo's), one path a line,
+# sorted by name (= receive time): its spool files (*.event), and each record of its spool log
+# extracted by tests/helpers/spool-records.mjs as $BATS_TEST_TMPDIR/records/<key>/<id>.event, shaped
+# like a spool file (the record's envelope line, then its payload bytes exactly). A malformed record
+# fails the call and is recorded for spool_records_ok (the teardown), as a failure inside a
+# `$(spool_files | ...)` would go unseen.
+spool_files() {
+  local spool=${1:-$REPO/.forge/spool} key out file logs=()
+  key=$(printf '%s' "$spool" | cksum)
+  out=$BATS_TEST_TMPDIR/records/${key%% *}
+  rm -rf "$out"
+  mkdir -p "$out"
+  # The spool log: the sealed segments (oldest first), then events.log; never a link.
+  for file in "$spool"/*.seg "$spool/events.log"; do
+    [[ -f $file && ! -L $file ]] && logs+=("$file")
+  done
+  if ((${#logs[@]} > 0)) && ! node "$SPOOL_RECORDS" extract "$out" "${logs[@]}" 2>"$out.err"; then
+    { echo "spool_files: malformed spool log in $spool:"; cat "$out.err"; } | tee -a "$BATS_TEST_TMPDIR/spool-records.failed" >&2
+    return 1
+  fi
+  # Sorted by base name; a path may hold any byte but NUL (a test's folder name has a newline).
+  { find "$spool" -maxdepth 1 -name '*.event' -print0 2>/dev/null; find "$out" -maxdepth 1 -name '*.event' -print0; } |
+    while IFS= read -r -d '' file; do printf '%s/%s\0' "${file##*/}" "$file"; done |
+    LC_ALL=C sort -z | sed -z 's|^[^/]*/||' | tr '\0' '\n'
+}
+
+# spool_records_ok: no spool_files call of this test met a malformed spool log (for teardown).
+spool_records_ok() {
+  if [[ -e $BATS_TEST_TMPDIR/spool-records.failed ]]; then
+    cat "$BATS_TEST_TMPDIR/spool-records.failed" >&2
+    return 1
+  fi
+}
+
+# payload_of FILE: the payload bytes of a spool file or an extracted record (all after line 1).
+payload_of() {
+  tail -n +2 "$1"
 }

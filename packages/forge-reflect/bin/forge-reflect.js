@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The forge-reflect command. Everything lives in dist/ (built by `npm install`).
-import { main } from '../dist-bundle/cli.js';
+// The forge-reflect command. Everything lives in dist-bundle/ (built by `npm install`). A plain
+// `ingest` (what the Stop hook starts after every turn) skips the argument parser (quick-ingest.ts).
+import { quickMain } from '../dist-bundle/quick-ingest.js';
 
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+process.exitCode = (await quickMain(argv)) ?? (await (await import('../dist-bundle/cli.js')).main(argv));

@@ -2,8 +2,9 @@
  * The forge-reflect command line: yargs, with every command's work in its own module that is
  * imported only when that command runs (ajv, better-sqlite3 and friends cost real time to load).
  */
+import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { EXIT_OK, EXIT_USAGE, UserError, usageError } from './errors.js';
+import { EXIT_OK, reportFailure, usageError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
 import { endQuietlyOnClosedPipe } from './output.js';
 import { fillPositionals, positionalsOf, splitAtDoubleDash, withOptionalPositionals } from './operands.js';
@@ -55,6 +56,19 @@ export function skipEarlyHelpRendering(parser: Argv): Argv {
   return parser;
 }
 
+/**
+ * This package's version, from its package.json (dist/ and dist-bundle/ sit one level below it).
+ * yargs would look for a package.json above the working directory: in a user's repo, theirs.
+ */
+export function packageVersion(): string {
+  try {
+    const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 function buildParser(argv: string[]): Argv {
   const { options, operands } = splitAtDoubleDash(joinDashValues(argv));
   let parser = yargs(options)
@@ -65,7 +79,7 @@ function buildParser(argv: string[]): Argv {
     .recommendCommands()
     .help()
     .alias('h', 'help')
-    .version()
+    .version(packageVersion())
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
       throw error ?? usageError(oneLine(message, argv));
@@ -98,13 +112,6 @@ export async function main(argv: string[]): Promise<number> {
     await buildParser(argv).parseAsync();
     return Number(process.exitCode ?? EXIT_OK);
   } catch (error) {
-    if (error instanceof UserError) {
-      process.stderr.write(`forge-reflect: ${error.message}\n`);
-      if (error.exitCode === EXIT_USAGE) process.stderr.write('Run `forge-reflect --help` for the commands and their options.\n');
-      return error.exitCode;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`forge-reflect: internal error: ${message}\nPlease report it with the command you ran.\n`);
-    return 70;
+    return reportFailure(error);
   }
 }

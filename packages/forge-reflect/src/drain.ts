@@ -1,5 +1,6 @@
 /**
- * The drain: moves the hook spool (`<state dir>/spool/*.event`) into the event log.
+ * The drain: moves the hook spool into the event log: the spool files (`<state dir>/spool/*.event`)
+ * here, then the spool log the event hook appends small events to (drain-segments.ts).
  *
  * Files go in name order (= receive order), in batches: each batch is read, parsed, redacted and
  * inserted with INSERT OR IGNORE in one transaction, and its files are removed only after the
@@ -18,7 +19,9 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readd
 import { join } from 'node:path';
 import { acquireDrainLock, type LockOptions } from './drain-lock.js';
 import { UserError } from './errors.js';
-import { isBusyError, openEventLog, type EventLog, type EventRow } from './event-log.js';
+import { isBusyError, openEventLog, type EventLog, type EventRow, type SegmentMark } from './event-log.js';
+import { drainSegments, sealLiveLog, segmentsIn } from './drain-segments.js';
+import { LIVE_LOG_NAME, sealedMsOf } from './spool-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
@@ -150,6 +153,36 @@ function reject(stateDir: string, name: string, reason: string, now: number): bo
   }
 }
 
+/** Keeps bytes of the spool log that are no event in rejected/ as `<name>.event`, with the reason beside. */
+function keepRejected(stateDir: string, name: string, bytes: Uint8Array, reason: string, now: number): void {
+  const dir = rejectedDirOf(stateDir);
+  try {
+    ensurePrivateDir(dir);
+    writeFileSync(join(dir, `${name}.reason`), `${new Date(now).toISOString()} ${reason}\n`, { mode: 0o600 });
+    writeFileSync(join(dir, `${name}${SPOOL_SUFFIX}`), bytes, { mode: 0o600 });
+  } catch (error) {
+    throw new UserError(`cannot keep unreadable bytes of the spool log in ${dir} (${errno(error) ?? String(error)}); fix the folder's permissions or free space`);
+  }
+}
+
+/**
+ * True when every segment is read to its end and none is due for removal: nothing for a drain to do,
+ * so no lock is taken. Known only with an open log (the offsets are in it).
+ */
+function segmentsSettled(spool: string, segments: readonly string[], log: EventLog | undefined, now: number): boolean {
+  if (log === undefined) return false;
+  const marks = log.segmentMarks();
+  for (const name of segments) {
+    try {
+      const stats = lstatSync(join(spool, name));
+      if (marks.get(name) !== stats.size || now - Math.max(sealedMsOf(name), stats.mtimeMs) > STALE_TEMP_MS) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 function removeStaleTemps(spool: string, names: readonly string[], now: number): number {
   let removed = 0;
   for (const name of names) {
@@ -200,7 +233,9 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   }
   const events = names.filter(isSpoolFileName).sort();
   const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
-  if (events.length === 0 && temps.length === 0) return counts;
+  const liveLog = names.includes(LIVE_LOG_NAME);
+  const segments = segmentsIn(names);
+  if (events.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || segmentsSettled(spool, segments, options.log, now()))) return counts;
 
   let lock;
   try {
@@ -215,7 +250,9 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const trash = staleTrash(spool, names, now());
   try {
     counts.removedTemp = removeStaleTemps(spool, temps, now());
-    if (events.length === 0) return counts;
+    const sealed = liveLog ? sealLiveLog(spool, now()) : undefined;
+    if (sealed !== undefined) segments.push(sealed);
+    if (events.length === 0 && segments.length === 0) return counts;
     const rules = options.rules ?? loadRedactionRules(stateDir, options.warn ?? warnOnStderr);
     let log = options.log;
     try {
@@ -241,8 +278,25 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         // no trash folder: unlink each
       }
     }
+    /** Logs a batch (and a segment's new offset) in one transaction; false when the log stayed busy. */
+    const commit = (rows: EventRow[], mark?: SegmentMark): boolean => {
+      const target = log as EventLog;
+      // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
+      enrichCodexToolCalls(rows);
+      const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(target, session));
+      try {
+        const result = target.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)), mark);
+        counts.drained += result.inserted;
+        counts.alreadyPresent += result.ignored + repeats.size;
+        return true;
+      } catch (error) {
+        if (!isBusyError(error)) throw new UserError(`cannot write to the event log ${target.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
+        counts.busy = true;
+        return false;
+      }
+    };
+    const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
     try {
-      const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
       for (let start = 0; start < events.length; start += batchSize) {
         const rows: EventRow[] = [];
         const done: string[] = [];
@@ -267,21 +321,23 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           rows.push(outcome.row);
           done.push(name);
         }
-        // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
-        enrichCodexToolCalls(rows);
-        const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(log as EventLog, session));
-        let result;
-        try {
-          result = log.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)));
-          result = { inserted: result.inserted, ignored: result.ignored + repeats.size };
-        } catch (error) {
-          if (!isBusyError(error)) throw new UserError(`cannot write to the event log ${log.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
-          counts.busy = true;
-          break;
-        }
-        counts.drained += result.inserted;
-        counts.alreadyPresent += result.ignored;
+        if (!commit(rows)) break;
         for (const name of done) remove(name);
+      }
+      if (!counts.busy && segments.length > 0) {
+        const result = drainSegments(segments, {
+          spool,
+          rules,
+          now,
+          quietMs: STALE_TEMP_MS,
+          batchSize,
+          marks: log.segmentMarks(),
+          commit,
+          rejectBytes: (name, bytes, reason) => keepRejected(stateDir, name, bytes, reason, now()),
+          forget: (name) => (log as EventLog).forgetSegment(name),
+        });
+        counts.inFlight += result.inFlight;
+        counts.rejected += result.rejected;
       }
     } finally {
       if (options.log === undefined) log.close();

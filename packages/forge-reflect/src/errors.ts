@@ -20,3 +20,15 @@ export class UserError extends Error {
 export function usageError(message: string): UserError {
   return new UserError(message, EXIT_USAGE);
 }
+
+/** Tells the user on stderr what went wrong and returns the exit status: the CLI's one way to fail. */
+export function reportFailure(error: unknown): number {
+  if (error instanceof UserError) {
+    process.stderr.write(`forge-reflect: ${error.message}\n`);
+    if (error.exitCode === EXIT_USAGE) process.stderr.write('Run `forge-reflect --help` for the commands and their options.\n');
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`forge-reflect: internal error: ${message}\nPlease report it with the command you ran.\n`);
+  return 70;
+}

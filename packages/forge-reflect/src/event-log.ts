@@ -165,6 +165,9 @@ export const MIGRATIONS: readonly Migration[] = [
     db.exec(ROLLUP_TABLES_SQL);
     backfillRollups(db);
   },
+  // 7: how far each sealed segment of the spool log has been drained (spool-log.ts), moved on in the
+  // transaction that inserts its records, so a record is never logged twice or skipped.
+  `CREATE TABLE spool_segments (name TEXT PRIMARY KEY NOT NULL, done INTEGER NOT NULL) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -183,6 +186,12 @@ export interface EventFilter {
   limit?: number;
 }
 
+/** A segment of the spool log drained up to byte `done` (recorded with the batch that took its records). */
+export interface SegmentMark {
+  name: string;
+  done: number;
+}
+
 export interface InsertResult {
   inserted: number;
   ignored: number;
@@ -192,8 +201,15 @@ export interface EventLog {
   readonly path: string;
   /** The connection, for modules with their own queries (report, metrics). */
   readonly db: Database;
-  /** INSERT OR IGNORE of all rows in one transaction, with the metrics rollups of the rows inserted. */
-  insertBatch(rows: readonly EventRow[]): InsertResult;
+  /**
+   * INSERT OR IGNORE of all rows in one transaction, with the metrics rollups of the rows inserted
+   * and, when given, how far a segment of the spool log is now drained.
+   */
+  insertBatch(rows: readonly EventRow[], mark?: SegmentMark): InsertResult;
+  /** How far each segment of the spool log was drained (name → byte offset). */
+  segmentMarks(): Map<string, number>;
+  /** Forgets the mark of a segment that is gone. */
+  forgetSegment(name: string): void;
   query(filter?: EventFilter): EventRow[];
   count(): number;
   schemaVersion(): number;
@@ -317,7 +333,8 @@ function wrap(db: Database, path: string): EventLog {
   const insert = db.prepare(`INSERT OR IGNORE INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // The rollups of the rows actually inserted (changes 1: a duplicate id counts once) are written
   // in the same transaction, so the log and its rollups never disagree.
-  const insertAll = db.transaction((rows: readonly EventRow[]): InsertResult => {
+  let markStatement: BetterSqlite3.Statement | undefined;
+  const insertAll = db.transaction((rows: readonly EventRow[], mark: SegmentMark | undefined): InsertResult => {
     let inserted = 0;
     const rollup = new RollupBatch();
     for (const r of rows) {
@@ -327,14 +344,25 @@ function wrap(db: Database, path: string): EventLog {
       }
     }
     if (inserted > 0) rollup.flush(db);
+    if (mark !== undefined) {
+      markStatement ??= db.prepare('INSERT INTO spool_segments (name, done) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET done = excluded.done');
+      markStatement.run(mark.name, mark.done);
+    }
     return { inserted, ignored: rows.length - inserted };
   });
   return {
     path,
     db,
-    insertBatch(rows) {
-      if (rows.length === 0) return { inserted: 0, ignored: 0 };
-      return insertAll.immediate(rows);
+    insertBatch(rows, mark) {
+      if (rows.length === 0 && mark === undefined) return { inserted: 0, ignored: 0 };
+      return insertAll.immediate(rows, mark);
+    },
+    segmentMarks() {
+      const rows = db.prepare('SELECT name, done FROM spool_segments').all() as Array<{ name: string; done: number }>;
+      return new Map(rows.map((r) => [r.name, r.done]));
+    },
+    forgetSegment(name) {
+      db.prepare('DELETE FROM spool_segments WHERE name = ?').run(name);
     },
     query(filter = {}) {
       const where: string[] = [];

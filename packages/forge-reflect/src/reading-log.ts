@@ -8,13 +8,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { openDrainedLog, type DrainOptions } from './drain.js';
 import { openEmptyEventLog, openEventLog, type EventLog } from './event-log.js';
 import { isSpoolFileName } from './spool-event.js';
+import { isSegmentName, LIVE_LOG_NAME } from './spool-log.js';
 import { eventsDbPathOf, spoolDirOf } from './state-dir.js';
 
 /** Whether a state folder has anything to read: an event log, or events waiting in its spool. */
 export function hasState(stateDir: string): boolean {
   if (existsSync(eventsDbPathOf(stateDir))) return true;
   try {
-    return readdirSync(spoolDirOf(stateDir)).some(isSpoolFileName);
+    return readdirSync(spoolDirOf(stateDir)).some((name) => isSpoolFileName(name) || name === LIVE_LOG_NAME || isSegmentName(name));
   } catch {
     return false;
   }

@@ -26,6 +26,8 @@ export type SpoolOutcome = { ok: true; row: EventRow } | { ok: false; reason: st
 
 export interface Envelope {
   v: number;
+  /** The event's id: a record of the spool log carries it (a spool file's name is its id). */
+  id: string | null;
   source: string;
   event: string;
   /** The runtime the registration named (claude-code, codex, gemini), or '' (then the payload's shape decides). */
@@ -63,9 +65,13 @@ function plausibleMicros(us: unknown): us is number {
   return typeof us === 'number' && Number.isSafeInteger(us) && us >= 946_684_800_000_000 && us < 7_258_118_400_000_000;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> {
+/**
+ * Parses an envelope. `idMicros`: the receive time the file name carries; without it (a record of the
+ * spool log) the envelope's own `id` must name one.
+ */
+export function parseEnvelope(line: string, idMicros?: number): Parsed<Envelope> {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -76,11 +82,18 @@ export function parseEnvelope(line: string, idMicros: number): Parsed<Envelope> 
   const e = raw as Record<string, unknown>;
   if (e.v !== ENVELOPE_VERSION) return { ok: false, reason: `envelope version ${JSON.stringify(e.v ?? null)} is not ${ENVELOPE_VERSION}` };
   if (e.event !== undefined && typeof e.event !== 'string') return { ok: false, reason: 'envelope "event" is not a string' };
+  const id = typeof e.id === 'string' ? e.id : null;
+  if (idMicros === undefined) {
+    const fromId = id === null ? undefined : idMicrosOf(id);
+    if (fromId === undefined || !fromId.ok) return { ok: false, reason: 'envelope "id" is missing or not <received_us:16 digits>-<pid>-<4-8 hex>' };
+    idMicros = fromId.value;
+  }
   const receivedUs = plausibleMicros(e.received_us) ? e.received_us : idMicros;
   return {
     ok: true,
     value: {
       v: ENVELOPE_VERSION,
+      id,
       source: typeof e.source === 'string' ? e.source : '',
       event: typeof e.event === 'string' ? e.event : '',
       runtime: typeof e.runtime === 'string' ? e.runtime : '',
@@ -117,14 +130,29 @@ export function parseSpoolFile(name: string, bytes: Uint8Array, rules: Redaction
     if (held < env.bytes) return { ok: false, incomplete: true, reason: `the payload holds ${held} of the ${env.bytes} bytes its envelope names` };
     if (held > env.bytes) return { ok: false, reason: `the payload holds ${held} bytes, more than the ${env.bytes} its envelope names` };
   }
+  return eventRow(id, env, buffer, newline + 1, buffer.length, rules);
+}
 
+/** The id's receive time in microseconds, or why the id is not one (`<received_us:16>-<pid>-<4-8 hex>`). */
+export function idMicrosOf(id: string): Parsed<number> {
+  const idMatch = ID_PATTERN.exec(id);
+  if (!idMatch) return { ok: false, reason: 'id is not <received_us:16 digits>-<pid>-<4-8 hex>' };
+  const micros = Number(idMatch[1]);
+  if (!plausibleMicros(micros)) return { ok: false, reason: 'received_us in the id is not a plausible time' };
+  return { ok: true, value: micros };
+}
+
+/**
+ * The row of one event whose envelope is parsed and whose payload is `buffer[start, end)` (a spool
+ * file's bytes after line 1, or a record of the spool log: spool-log.ts).
+ */
+export function eventRow(id: string, env: Envelope, buffer: Buffer, start: number, end: number, rules: RedactionRules): SpoolOutcome {
   // The hook keeps cap + 1 bytes of a longer stdin: cut to the cap and mark the event truncated.
-  let end = buffer.length;
-  if (env.cap !== null && buffer.length - (newline + 1) > env.cap) {
-    end = newline + 1 + env.cap;
+  if (env.cap !== null && end - start > env.cap) {
+    end = start + env.cap;
     env.truncated = true;
   }
-  const text = buffer.toString('utf8', newline + 1, end);
+  const text = buffer.toString('utf8', start, end);
   let value: unknown;
   let parsed = true;
   try {

@@ -13,6 +13,7 @@ import { bindingsFor } from '../runtimes/hook-map.js';
 import { RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
 import { isSidecarName } from '../sidecar-files.js';
+import { LIVE_LOG_NAME } from '../spool-log.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -196,10 +197,21 @@ function countFiles(dir: string, suffix: string): number {
   }
 }
 
+/** Bytes in the spool log not yet sealed by a drain (docs/spool-format.md). */
+function liveLogBytes(stateDir: string): number {
+  try {
+    return statSync(join(spoolDirOf(stateDir), LIVE_LOG_NAME)).size;
+  } catch {
+    return 0;
+  }
+}
+
 export function checkSpool(ctx: DoctorContext): Check {
   const backlog = countFiles(spoolDirOf(ctx.stateDir), '.event');
   const rejected = countFiles(rejectedDirOf(ctx.stateDir), '.event');
-  const detail = `${backlog} event(s) waiting, ${rejected} rejected`;
+  const logBytes = liveLogBytes(ctx.stateDir);
+  const inLog = logBytes > 0 ? ` + ${Math.ceil(logBytes / 1024)} KiB of spool log` : '';
+  const detail = `${backlog} event file(s)${inLog} waiting, ${rejected} rejected`;
   if (rejected > 0) return warn('spool', detail, `read the .reason files in ${rejectedDirOf(ctx.stateDir)}`);
   if (backlog > 10_000) return warn('spool', detail, 'forge-reflect ingest');
   return ok('spool', detail);

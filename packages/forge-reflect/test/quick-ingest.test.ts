@@ -1,0 +1,72 @@
+// The CLI's quick ingest (issue 12): `forge-reflect ingest [--json]` skips yargs
+// (src/quick-ingest.ts) and does and says what the full CLI's ingest does; any other form goes to
+// the full parser; `--version` names this package wherever it runs.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chunksWith, staticClosure } from './helpers/bundle.js';
+import { CLI, cleanupTempDirs, DIST, referencePayloadFiles, spoolId, tempDir } from './helpers/spool.js';
+
+afterEach(cleanupTempDirs);
+
+/** One-line reference payloads (compact JSON): what the hook appends as records. */
+function oneLinePayloads(): Buffer[] {
+  return referencePayloadFiles().map((f) => Buffer.from(JSON.stringify(JSON.parse(readFileSync(f, 'utf8')))));
+}
+
+/** Writes `n` records to spool/events.log exactly as docs/spool-format.md says; returns their ids. */
+function writeLog(stateDir: string, n: number): string[] {
+  const shapes = oneLinePayloads();
+  const spool = join(stateDir, 'spool');
+  mkdirSync(spool, { recursive: true, mode: 0o700 });
+  const parts: Buffer[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const us = 1_763_806_500_000_000 + i * 11;
+    const id = spoolId(us, 4242, i.toString(16).padStart(8, '0'));
+    const payload = shapes[i % shapes.length] as Buffer;
+    const envelope = JSON.stringify({ v: 1, source: 'event-hook', event: '', runtime: '', received_us: us, pid: 4242, cwd: '/repo', cap: 1048576, bytes: payload.length, id });
+    parts.push(Buffer.from(`\x1e${envelope}\x1f`), payload, Buffer.from('\n'));
+    ids.push(id);
+  }
+  writeFileSync(join(spool, 'events.log'), Buffer.concat(parts), { mode: 0o600 });
+  return ids;
+}
+
+describe('the CLI', () => {
+  it('a plain ingest loads no yargs; the full CLI does', () => {
+    const yargsChunks = chunksWith('yargs-parser');
+    expect(yargsChunks.length).toBeGreaterThan(0);
+    const quick = staticClosure('quick-ingest.js');
+    for (const chunk of yargsChunks) expect(quick.has(chunk)).toBe(false);
+    expect(yargsChunks.some((chunk) => staticClosure('cli.js').has(chunk))).toBe(true);
+  });
+
+  it('ingest and ingest --json drain the log; other forms go to the full parser', () => {
+    const state = tempDir();
+    writeLog(state, 3_000);
+    const env = { ...process.env, FORGE_DIR: state, NO_COLOR: '1' };
+    const json = spawnSync(process.execPath, [CLI, 'ingest', '--json'], { env, encoding: 'utf8' });
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ state_dir: state, drained: 3_000, rejected: 0, already_present: 0, removed_temp: 0, in_flight: 0, locked: false, busy: false });
+    const plain = spawnSync(process.execPath, [CLI, 'ingest'], { env, encoding: 'utf8' });
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toBe('drained 0, rejected 0, already present 0\n');
+    const bogus = spawnSync(process.execPath, [CLI, 'ingest', '--bogus'], { env, encoding: 'utf8' });
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toMatch(/bogus/);
+    const help = spawnSync(process.execPath, [CLI, 'ingest', '--help'], { env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/forge-reflect ingest/);
+  });
+
+  it('--version names this package, not the package.json above the working directory', () => {
+    const elsewhere = tempDir();
+    writeFileSync(join(elsewhere, 'package.json'), JSON.stringify({ name: 'someone-elses-app', version: '9.9.9' }));
+    const ours = (JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')) as { version: string }).version;
+    const run = spawnSync(process.execPath, [CLI, '--version'], { cwd: elsewhere, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe(ours);
+  });
+});
