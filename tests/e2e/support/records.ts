@@ -48,3 +48,19 @@ export const REPORT = {
 export function answerWith(text: string, report: object | null = REPORT): string {
   return report === null ? text : `${text}\n\n\`\`\`reflection\n${JSON.stringify(report)}\n\`\`\`\n`;
 }
+
+/**
+ * The ids of the events that reached the spool as records of the spool log (docs/spool-format.md),
+ * read from its segments: a drain keeps a segment for 60 s after sealing it, so right after a
+ * session's drain they are all still there.
+ */
+export function recordIdsOf(repo: ScratchRepo): string[] {
+  const spool = join(repo.dir, '.forge', 'spool');
+  if (!existsSync(spool)) return [];
+  const ids: string[] = [];
+  for (const name of readdirSync(spool).filter((n) => n.endsWith('.seg') || n === 'events.log').sort()) {
+    const text = readFileSync(join(spool, name), 'latin1');
+    for (const m of text.matchAll(/\x1e\{[^\x1f\n]*"id":"([0-9]{16}-[0-9]+-[0-9a-f]{8})"\}\x1f/g)) ids.push(m[1] as string);
+  }
+  return ids;
+}
