@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicRoute, type AssistantTurn } from './support/anthropic-mock.js';
 import { startMockServer, type MockServer } from './support/mock-server.js';
-import { answerWith, eventsOf, recordIdsOf, REPORT, sidecarsOf } from './support/records.js';
+import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf } from './support/records.js';
 import { runClaude } from './support/run-claude.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -63,14 +63,7 @@ describe('Claude Code, real client', () => {
     expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
 
     const log = events();
-    // The client's payloads (all small here) arrive as records of the spool log, each logged once;
-    // only the Stop hook's two events come as files.
-    const recorded = recordIdsOf(repo!);
-    expect(recorded.length).toBe(log.filter((e) => e.type !== 'turn.stopped' && e.type !== 'reflection.written').length);
-    expect(recorded.length).toBeGreaterThan(0);
-    expect(new Set(recorded).size).toBe(recorded.length);
-    const logged = new Set(log.map((e) => e.id));
-    expect(recorded.filter((id) => !logged.has(id))).toEqual([]);
+    expectEventsAsRecords(repo!, log);
     const failed = log.filter((e) => e.type === 'tool.failed');
     expect(failed.map((e) => e.tool_name)).toEqual(['Bash']);
     expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);

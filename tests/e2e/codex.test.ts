@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from './support/mock-server.js';
-import { answerWith, eventsOf, recordIdsOf, REPORT, sidecarsOf, treeBytes } from './support/records.js';
+import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes } from './support/records.js';
 import { responsesRoute, type CodexTurn } from './support/responses-mock.js';
 import { runCodex } from './support/run-codex.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
@@ -56,14 +56,7 @@ describe('Codex CLI, real client', () => {
     expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
 
     const log = eventsOf(repo);
-    // The client's payloads (all small here) arrive as records of the spool log, each logged once;
-    // only the Stop hook's two events come as files.
-    const recorded = recordIdsOf(repo);
-    expect(recorded.length).toBe(log.filter((e) => e.type !== 'turn.stopped' && e.type !== 'reflection.written').length);
-    expect(recorded.length).toBeGreaterThan(0);
-    expect(new Set(recorded).size).toBe(recorded.length);
-    const logged = new Set(log.map((e) => e.id));
-    expect(recorded.filter((id) => !logged.has(id))).toEqual([]);
+    expectEventsAsRecords(repo, log);
     const tools = log.filter((e) => e.type === 'tool.failed' || e.type === 'tool.executed');
     expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed apply_patch', 'tool.failed Bash', 'tool.executed Bash']);
     expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);

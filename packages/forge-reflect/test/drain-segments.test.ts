@@ -162,6 +162,15 @@ function makeDrain(stateDir: string, base: DrainOptions) {
   return (extra: DrainOptions = {}): DrainCounts => drainSpool(stateDir, { warn: () => {}, ...base, ...extra });
 }
 
+
+/** A fresh state folder whose spool/events.log holds `n` tool records; T is the test's fixed clock. */
+function stateWithLog(n: number): { T: number; state: string; recs: ReturnType<typeof toolRecord>[] } {
+  const state = tempDir();
+  const recs = Array.from({ length: n }, (_, i) => toolRecord(i));
+  append(liveLog(state), ...recs);
+  return { T: Date.now(), state, recs };
+}
+
 describe('the records this file writes', () => {
   it('are byte for byte what the real event hook appends, and drain the same', () => {
     const T = Date.now();
@@ -398,10 +407,7 @@ describe('records of the spool log through the drain', () => {
 
 describe('exactly once', () => {
   it('a drain killed after a commit goes on from that commit: nothing twice, nothing skipped', () => {
-    const T = Date.now();
-    const state = tempDir();
-    const recs = Array.from({ length: 25 }, (_, i) => toolRecord(i));
-    append(liveLog(state), ...recs);
+    const { T, state, recs } = stateWithLog(25);
     const log = openEventLog(state);
     const dying = wrapLog(log, (call, _batch, _mark, real) => {
       const result = real();
@@ -424,10 +430,7 @@ describe('exactly once', () => {
   });
 
   it('a drain killed before its transaction commits leaves the offset where it was', () => {
-    const T = Date.now();
-    const state = tempDir();
-    const recs = Array.from({ length: 25 }, (_, i) => toolRecord(i));
-    append(liveLog(state), ...recs);
+    const { T, state, recs } = stateWithLog(25);
     const log = openEventLog(state);
     const dying = wrapLog(log, (call, _batch, _mark, real) => {
       if (call === 1) throw new Error('killed before the commit of batch 2');
@@ -445,10 +448,7 @@ describe('exactly once', () => {
   });
 
   it('a segment whose offset was lost is read again: its records count as already present, none is inserted twice', () => {
-    const T = Date.now();
-    const state = tempDir();
-    const recs = Array.from({ length: 12 }, (_, i) => toolRecord(i));
-    append(liveLog(state), ...recs);
+    const { T, state, recs } = stateWithLog(12);
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 12 });
     withLog(state, (log) => log.db.prepare('DELETE FROM spool_segments').run());
     expect(marks(state)).toEqual([]);
@@ -464,10 +464,7 @@ describe('exactly once', () => {
   });
 
   it('a segment drained to its end but not removed (killed before the removal) is removed by the next quiet drain, reading nothing', () => {
-    const T = Date.now();
-    const state = tempDir();
-    const recs = Array.from({ length: 4 }, (_, i) => toolRecord(i));
-    append(liveLog(state), ...recs);
+    const { T, state, recs } = stateWithLog(4);
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 4 });
     const seg = onlySegment(state);
     setMtime(seg, T - 1_000);
@@ -657,10 +654,7 @@ describe('a busy database', () => {
   });
 
   it('a batch that stays busy in the middle of a segment keeps the offset of the last commit', () => {
-    const T = Date.now();
-    const state = tempDir();
-    const recs = Array.from({ length: 25 }, (_, i) => toolRecord(i));
-    append(liveLog(state), ...recs);
+    const { T, state, recs } = stateWithLog(25);
     const log = openEventLog(state);
     const busy = wrapLog(log, (call, _batch, _mark, real) => {
       if (call === 1) throw busyError();

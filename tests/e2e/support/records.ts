@@ -1,6 +1,7 @@
 /** What a session left in a scratch repo: its sidecars (files) and events (through the project's CLI). */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { ScratchRepo } from './scratch.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -63,4 +64,17 @@ export function recordIdsOf(repo: ScratchRepo): string[] {
     for (const m of text.matchAll(/\x1e\{[^\x1f\n]*"id":"([0-9]{16}-[0-9]+-[0-9a-f]{8})"\}\x1f/g)) ids.push(m[1] as string);
   }
   return ids;
+}
+
+/**
+ * The client's payloads (all small in these sessions) arrived as records of the spool log, each
+ * logged once; only the Stop hook's two events (turn.stopped, reflection.written) came as files.
+ */
+export function expectEventsAsRecords(repo: ScratchRepo, log: Json[]): void {
+  const recorded = recordIdsOf(repo);
+  expect(recorded.length).toBe(log.filter((e) => e.type !== 'turn.stopped' && e.type !== 'reflection.written').length);
+  expect(recorded.length).toBeGreaterThan(0);
+  expect(new Set(recorded).size).toBe(recorded.length);
+  const logged = new Set(log.map((e) => e.id));
+  expect(recorded.filter((id) => !logged.has(id))).toEqual([]);
 }
