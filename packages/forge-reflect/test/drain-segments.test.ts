@@ -17,7 +17,7 @@ import { hasState } from '../src/reading-log.js';
 import { isoFromMicros } from '../src/spool-event.js';
 import { isSegmentName } from '../src/spool-log.js';
 import { rejectedDirOf } from '../src/state-dir.js';
-import { cleanupTempDirs, KIT_ROOT, spoolEventFiles, spoolId, tempDir, writeSpoolFile } from './helpers/spool.js';
+import { cleanupTempDirs, KIT_ROOT, spoolEventFiles, spoolRecord, tempDir, writeSpoolFile, type SpoolRecord } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -56,35 +56,8 @@ function fixtures(): Fixture[] {
   return out;
 }
 
-let clockUs = 1_763_806_500_000_000;
-
-interface Rec {
-  id: string;
-  us: number;
-  bytes: Buffer;
-}
-
-interface RecordSpec {
-  event?: string;
-  runtime?: string;
-  /** Changes the envelope (to name a wrong length, say). */
-  envelope?: (env: Record<string, unknown>) => Record<string, unknown>;
-}
-
-/**
- * One record exactly as docs/spool-format.md says the event hook appends it: `\x1e`, the envelope
- * (v, source, event, runtime, received_us, pid, cwd, cap, bytes, id), `\x1f`, the payload, and `\n`
- * unless the payload ends in one.
- */
-function record(payload: string | Buffer, spec: RecordSpec = {}): Rec {
-  const us = (clockUs += 17);
-  const id = spoolId(us, 4242);
-  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  const base = { v: 1, source: 'event-hook', event: spec.event ?? '', runtime: spec.runtime ?? 'claude-code', received_us: us, pid: 4242, cwd: '/home/dev/acme-app', cap: 1_048_576, bytes: body.length, id };
-  const env = spec.envelope ? spec.envelope(base) : base;
-  const nl = body.length > 0 && body[body.length - 1] === 0x0a ? '' : '\n';
-  return { id, us, bytes: Buffer.concat([Buffer.from(`\x1e${JSON.stringify(env)}\x1f`), body, Buffer.from(nl)]) };
-}
+type Rec = SpoolRecord;
+const record = spoolRecord;
 
 function toolRecord(i: number, extra = ''): Rec {
   return record(JSON.stringify({ session_id: 'seg', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: `out ${i}${extra}` } }), { event: 'PostToolUse' });
@@ -248,7 +221,7 @@ describe('records of the spool log through the drain', () => {
     expect(sorted(stored.map((r) => r.id))).toEqual(sorted([...byId.keys()]));
     for (const row of stored) {
       const { f, rec } = byId.get(row.id) as { f: Fixture; rec: Rec };
-      expect(row.ts, f.file).toBe(isoFromMicros(rec.us));
+      expect(row.ts, f.file).toBe(isoFromMicros(rec.receivedUs));
       expect(row.type, f.file).toBe(f.type);
       expect(row.runtime, f.file).toBe('claude-code');
       expect(row.cwd).toBe('/home/dev/acme-app');

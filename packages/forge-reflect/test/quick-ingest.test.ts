@@ -2,11 +2,11 @@
 // (src/quick-ingest.ts) and does and says what the full CLI's ingest does; any other form goes to
 // the full parser; `--version` names this package wherever it runs.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chunksWith, staticClosure } from './helpers/bundle.js';
-import { CLI, cleanupTempDirs, DIST, referencePayloadFiles, spoolId, tempDir } from './helpers/spool.js';
+import { CLI, cleanupTempDirs, DIST, referencePayloadFiles, spoolRecord, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -15,23 +15,14 @@ function oneLinePayloads(): Buffer[] {
   return referencePayloadFiles().map((f) => Buffer.from(JSON.stringify(JSON.parse(readFileSync(f, 'utf8')))));
 }
 
-/** Writes `n` records to spool/events.log exactly as docs/spool-format.md says; returns their ids. */
+/** Writes `n` records to spool/events.log as the hook appends them; returns their ids. */
 function writeLog(stateDir: string, n: number): string[] {
   const shapes = oneLinePayloads();
   const spool = join(stateDir, 'spool');
   mkdirSync(spool, { recursive: true, mode: 0o700 });
-  const parts: Buffer[] = [];
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const us = 1_763_806_500_000_000 + i * 11;
-    const id = spoolId(us, 4242, i.toString(16).padStart(8, '0'));
-    const payload = shapes[i % shapes.length] as Buffer;
-    const envelope = JSON.stringify({ v: 1, source: 'event-hook', event: '', runtime: '', received_us: us, pid: 4242, cwd: '/repo', cap: 1048576, bytes: payload.length, id });
-    parts.push(Buffer.from(`\x1e${envelope}\x1f`), payload, Buffer.from('\n'));
-    ids.push(id);
-  }
-  writeFileSync(join(spool, 'events.log'), Buffer.concat(parts), { mode: 0o600 });
-  return ids;
+  const records = Array.from({ length: n }, (_, i) => spoolRecord(shapes[i % shapes.length] as Buffer, { receivedUs: 1_763_806_500_000_000 + i * 11, rand: i.toString(16).padStart(8, '0'), cwd: '/repo', runtime: '' }));
+  writeFileSync(join(spool, 'events.log'), Buffer.concat(records.map((r) => r.bytes)), { mode: 0o600 });
+  return records.map((r) => r.id);
 }
 
 describe('the CLI', () => {

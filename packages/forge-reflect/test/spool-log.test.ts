@@ -3,33 +3,15 @@
 // or the start of a record whose end is not there yet. And the names of sealed segments.
 import { describe, expect, it } from 'vitest';
 import { isSegmentName, MAX_RECORD_BYTES, scanAt, type Scan, sealedMsOf, segmentName } from '../src/spool-log.js';
-import { spoolId } from './helpers/spool.js';
-
-const PAYLOAD = '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_1"}';
+import { spoolId, spoolRecord, type SpoolRecord } from './helpers/spool.js';
 
 let clock = 1_763_806_500_000_000;
 
-interface Built {
-  id: string;
-  receivedUs: number;
-  bytes: Buffer;
-  /** Offset of the payload in `bytes`. */
-  payloadAt: number;
-  payload: Buffer;
-}
+const PAYLOAD = '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_1"}';
 
-/**
- * One record exactly as the doc says the hook appends it: `\x1e`, the envelope, `\x1f`, the payload,
- * and a `\n` unless the payload's own last byte is one. `envelope` may change or drop fields.
- */
-function record(payload: string | Buffer, envelope: (env: Record<string, unknown>) => Record<string, unknown> = (e) => e): Built {
-  const receivedUs = (clock += 11);
-  const id = spoolId(receivedUs, 4242);
-  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  const env = envelope({ v: 1, source: 'event-hook', event: 'PostToolUse', runtime: 'claude-code', received_us: receivedUs, pid: 4242, cwd: '/repo', cap: 1_048_576, bytes: body.length, id });
-  const head = Buffer.from(`\x1e${JSON.stringify(env)}\x1f`);
-  const tail = body.length > 0 && body[body.length - 1] === 0x0a ? Buffer.alloc(0) : Buffer.from('\n');
-  return { id, receivedUs, bytes: Buffer.concat([head, body, tail]), payloadAt: head.length, payload: body };
+/** A record as the hook appends it (event PostToolUse, cwd /repo); `envelope` may change or drop fields. */
+function record(payload: string | Buffer, envelope?: (env: Record<string, unknown>) => Record<string, unknown>): SpoolRecord {
+  return spoolRecord(payload, { event: 'PostToolUse', cwd: '/repo', envelope });
 }
 
 function scan(bytes: Buffer, pos = 0, limit = bytes.length): Scan {

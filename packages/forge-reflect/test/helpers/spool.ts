@@ -94,6 +94,41 @@ export function writeSpoolFile(stateDir: string, spec: SpoolFileSpec): string {
   return name;
 }
 
+/** A record of the spool log: its id and receive time, its bytes, and where its payload starts. */
+export interface SpoolRecord {
+  id: string;
+  receivedUs: number;
+  bytes: Buffer;
+  payloadAt: number;
+  payload: Buffer;
+}
+
+export interface SpoolRecordSpec {
+  event?: string;
+  runtime?: string;
+  cwd?: string;
+  receivedUs?: number;
+  /** The random part of the id (default: a counter). */
+  rand?: string;
+  /** Changes or drops envelope fields (to name a wrong length, say). */
+  envelope?: (env: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/**
+ * One record exactly as docs/spool-format.md says the event hook appends it: `\x1e`, the envelope
+ * (v, source, event, runtime, received_us, pid, cwd, cap, bytes, id), `\x1f`, the payload, and a
+ * `\n` unless the payload's own last byte is one.
+ */
+export function spoolRecord(payload: string | Buffer, spec: SpoolRecordSpec = {}): SpoolRecord {
+  const receivedUs = spec.receivedUs ?? (clock += 17);
+  const id = spoolId(receivedUs, 4242, spec.rand);
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const base = { v: 1, source: 'event-hook', event: spec.event ?? '', runtime: spec.runtime ?? 'claude-code', received_us: receivedUs, pid: 4242, cwd: spec.cwd ?? '/home/dev/acme-app', cap: 1_048_576, bytes: body.length, id };
+  const head = Buffer.from(`\x1e${JSON.stringify(spec.envelope ? spec.envelope(base) : base)}\x1f`);
+  const tail = body.length > 0 && body[body.length - 1] === 0x0a ? Buffer.alloc(0) : Buffer.from('\n');
+  return { id, receivedUs, bytes: Buffer.concat([head, body, tail]), payloadAt: head.length, payload: body };
+}
+
 export function spoolEventFiles(stateDir: string): string[] {
   try {
     return readdirSync(join(stateDir, 'spool')).filter((n) => n.endsWith('.event') && !n.startsWith('.'));
