@@ -171,6 +171,27 @@ export function redactText(text: string, rules: RedactionRules = NO_EXTRA_RULES)
  */
 export function sensitiveKeyKind(key: string): string | undefined {
   if (key.length > 64) return undefined;
+  // Payloads repeat the same few dozen keys: each is judged once per process.
+  const known = keyKinds.get(key);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const kind = keyKindOf(key);
+  remember(keyKinds, key, kind ?? '');
+  return kind;
+}
+
+/** Entries a memo keeps before it starts over (keys are at most 64 characters where it counts). */
+const MEMO_LIMIT = 4_096;
+/** sensitiveKeyKind's answers ('' for none). */
+const keyKinds = new Map<string, string>();
+/** Object keys as redactText leaves them (the built-in rules only: configured ones may change). */
+const redactedKeyTexts = new Map<string, string>();
+
+function remember(memo: Map<string, string>, key: string, value: string): void {
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value);
+}
+
+function keyKindOf(key: string): string | undefined {
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (k.endsWith('password') || k.endsWith('passwd') || k.endsWith('passphrase')) return 'password';
   if (k.endsWith('secretaccesskey')) return 'aws_secret_key';
@@ -193,9 +214,14 @@ function redactUnderKey(key: string, value: string, rules: RedactionRules): stri
 /** Redacted copies of an object's keys, or undefined when none changed. */
 function redactedKeys(keys: readonly string[], rules: RedactionRules): string[] | undefined {
   let changed: string[] | undefined;
+  const builtinOnly = rules.extra.length === 0;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    const redacted = redactText(key, rules);
+    let redacted = builtinOnly && key.length <= 64 ? redactedKeyTexts.get(key) : undefined;
+    if (redacted === undefined) {
+      redacted = redactText(key, rules);
+      if (builtinOnly && key.length <= 64) remember(redactedKeyTexts, key, redacted);
+    }
     if (redacted !== key) {
       changed ??= keys.slice();
       changed[i] = redacted;
@@ -233,8 +259,10 @@ export function redactJsonInPlace(value: unknown, rules: RedactionRules = NO_EXT
       let previous: unknown;
       for (let i = 0; i < node.length; i++) {
         const item: unknown = node[i];
-        if (typeof item === 'string') node[i] = typeof previous === 'string' ? redactUnderKey(previous, item, rules) : redactText(item, rules);
-        else if (item !== null && typeof item === 'object') stack.push(item);
+        if (typeof item === 'string') {
+          const redacted = typeof previous === 'string' ? redactUnderKey(previous, item, rules) : redactText(item, rules);
+          if (redacted !== item) node[i] = redacted;
+        } else if (item !== null && typeof item === 'object') stack.push(item);
         previous = item;
       }
       continue;
@@ -247,12 +275,12 @@ export function redactJsonInPlace(value: unknown, rules: RedactionRules = NO_EXT
       const secretNumber = typeof item === 'number' && sensitiveKeyKind(key) !== undefined;
       if (typeof item === 'string' || secretNumber) {
         const redacted = secretNumber ? marker(sensitiveKeyKind(key) as string) : redactUnderKey(key, item as string, rules);
+        if (redacted === item) continue;
         // A key named `__proto__` (an own key from JSON.parse): plain assignment would call the
         // prototype setter and silently keep the unredacted string.
         if (key === '__proto__') Object.defineProperty(record, key, { value: redacted, enumerable: true, writable: true, configurable: true });
         else record[key] = redacted;
-      }
-      else if (item !== null && typeof item === 'object') stack.push(item);
+      } else if (item !== null && typeof item === 'object') stack.push(item);
     }
     const renamed = redactedKeys(keys, rules);
     if (renamed !== undefined) renameKeys(record, keys, renamed);

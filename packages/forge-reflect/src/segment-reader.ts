@@ -82,8 +82,11 @@ export function readSegment(job: SegmentJob, rules: RedactionRules, batchSize: n
       filled += n;
       const full = filled === buf.length;
       const atEnd = n === 0 && !full;
+      // Scans see only the bytes read: a search past them would touch (and fault in) every
+      // untouched page of the chunk, ~20 ms for a log of one record.
+      const bytes = buf.subarray(0, filled);
       while (pos < filled) {
-        const scan = scanAt(buf, pos, filled);
+        const scan = scanAt(bytes, pos, filled);
         if (scan.kind === 'partial' || (scan.kind === 'garbage' && scan.open)) {
           if (full && pos === 0) {
             // A whole chunk with no record start in it: garbage, however much follows.

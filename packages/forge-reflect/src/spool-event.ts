@@ -167,6 +167,8 @@ export function eventRow(id: string, env: Envelope, buffer: Buffer, start: numbe
   let payload: string;
   let shapeSource: unknown;
   if (parsed) {
+    // Stored as re-serialised, never as the text itself, even when nothing was redacted: a key given
+    // twice keeps only its last value once parsed, and the text would still hold the first.
     shapeSource = redactJsonInPlace(value, rules);
     payload = safeStringify(shapeSource);
   } else {

@@ -78,7 +78,8 @@ export function scanAt(bytes: Buffer, pos: number, limit: number): Scan {
   const payloadEnd = sep + 1 + env.bytes;
   // A payload never holds a record start (the hook spools such a payload as a file of its own):
   // one inside means this record was cut short and another began.
-  const inside = nextStart(bytes, sep + 1, Math.min(limit, payloadEnd));
+  // `start`, the first record start after this one's, is it (none lies before `sep`).
+  const inside = start >= 0 && start < payloadEnd ? start : -1;
   if (inside >= 0) return garbage(`a record cut short: its payload holds ${inside - sep - 1} of the ${env.bytes} bytes its envelope names`, inside);
   const endsInNewline = env.bytes > 0 && payloadEnd <= limit && bytes[payloadEnd - 1] === RECORD_END;
   if (payloadEnd > limit || (payloadEnd === limit && !endsInNewline)) return { kind: 'partial' }; // not all there yet

@@ -141,6 +141,20 @@ describe('redactJsonInPlace', () => {
     expect(text.length).toBe(2 * depth + JSON.stringify('key [REDACTED:anthropic_key]').length);
   });
 
+  it('judges a key the same every time it is seen, past the memo\'s limit, and applies configured rules to keys it has seen before', () => {
+    const payload = () => ({ DB_PASSWORD: 'x9-plain', tool_name: 'Bash', acme_internal_id: 7 });
+    expect(redactJsonInPlace(payload())).toEqual({ DB_PASSWORD: '[REDACTED:password]', tool_name: 'Bash', acme_internal_id: 7 });
+    // 10,000 other keys in between (the memo starts over at 4,096): the same answers after.
+    for (let i = 0; i < 10_000; i++) expect(sensitiveKeyKind(`k${i}_token`)).toBe('token');
+    expect(sensitiveKeyKind('DB_PASSWORD')).toBe('password');
+    expect(sensitiveKeyKind('tool_name')).toBeUndefined();
+    expect(redactJsonInPlace(payload())).toEqual({ DB_PASSWORD: '[REDACTED:password]', tool_name: 'Bash', acme_internal_id: 7 });
+    // A configured pattern renames a key the built-in rules left as it was.
+    const rules = { extra: [{ kind: 'internal', regex: /acme_internal/g }] };
+    expect(Object.keys(redactJsonInPlace(payload(), rules) as object)).toEqual(['DB_PASSWORD', 'tool_name', '[REDACTED:internal]_id']);
+    expect(Object.keys(redactJsonInPlace(payload()) as object)).toEqual(['DB_PASSWORD', 'tool_name', 'acme_internal_id']);
+  });
+
   it('returns a redacted string for a top-level string and leaves numbers alone', () => {
     expect(redactJsonInPlace(`token=${TOKEN}`)).toBe('token=[REDACTED:token]');
     expect(redactJsonInPlace(42)).toBe(42);
