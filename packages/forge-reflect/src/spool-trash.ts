@@ -10,7 +10,8 @@
  * A folder left by a killed `rm` is removed, once it is an hour old, by a later drain that finds
  * files to drain.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { nodeChildProcess } from './lazy-builtins.js';
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -64,7 +65,7 @@ export function removeInBackground(dirs: readonly string[]): ChildProcess | unde
     }
   };
   try {
-    const child = spawn('rm', ['-rf', '--', ...dirs], { detached: true, stdio: 'ignore' });
+    const child = nodeChildProcess().spawn('rm', ['-rf', '--', ...dirs], { detached: true, stdio: 'ignore' });
     child.on('error', removeHere);
     child.unref();
     return child;

@@ -5,7 +5,7 @@
  * folder, which does not follow an agent's `cd`), else the git toplevel of the cwd, else the cwd.
  * The folder is created 0700 with a `.gitignore` of `*`, so nothing in it is ever committed.
  */
-import { spawnSync } from 'node:child_process';
+import { nodeChildProcess } from './lazy-builtins.js';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
@@ -23,7 +23,7 @@ export interface StateDirInput {
 
 /** `git rev-parse --show-toplevel` of a folder; undefined outside a work tree or without git. */
 export function gitToplevel(cwd: string): string | undefined {
-  const result = spawnSync('git', ['rev-parse', '--show-toplevel'], {
+  const result = nodeChildProcess().spawnSync('git', ['rev-parse', '--show-toplevel'], {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chunksWith, staticClosure } from './helpers/bundle.js';
-import { CLI, cleanupTempDirs, DIST, referencePayloadFiles, spoolRecord, tempDir } from './helpers/spool.js';
+import { CLI, cleanupTempDirs, DIST, REFERENCE_DIR, referencePayloadFiles, spoolRecord, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -32,6 +32,25 @@ describe('the CLI', () => {
     const quick = staticClosure('quick-ingest.js');
     for (const chunk of yargsChunks) expect(quick.has(chunk)).toBe(false);
     expect(yargsChunks.some((chunk) => staticClosure('cli.js').has(chunk))).toBe(true);
+  });
+
+  it('draining records starts neither node:crypto nor node:child_process (each is loaded where it is used)', () => {
+    const state = tempDir();
+    const spool = join(state, 'spool');
+    mkdirSync(spool, { recursive: true, mode: 0o700 });
+    // No failed tool call (its signature is a hash) and no spool file (a drained file is removed by a spawned rm).
+    const payloads = ['session-start.json', 'post-tool-use-bash.json', 'stop.json'].map((f) => Buffer.from(JSON.stringify(JSON.parse(readFileSync(join(REFERENCE_DIR, f), 'utf8')))));
+    const records = payloads.map((p, i) => spoolRecord(p, { receivedUs: 1_763_806_500_000_000 + i, rand: `0000000${i}`, cwd: '/repo', runtime: '' }));
+    writeFileSync(join(spool, 'events.log'), Buffer.concat(records.map((r) => r.bytes)), { mode: 0o600 });
+    const list = join(state, 'modules.txt');
+    const probe = join(state, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));`);
+    const run = spawnSync(process.execPath, ['--require', probe, CLI, 'ingest'], { env: { ...process.env, FORGE_DIR: state }, encoding: 'utf8' });
+    expect(run.stdout).toBe('drained 3, rejected 0, already present 0\n');
+    const loaded = readFileSync(list, 'utf8').split('\n');
+    expect(loaded).toContain('NativeModule fs');
+    expect(loaded).not.toContain('NativeModule crypto');
+    expect(loaded).not.toContain('NativeModule child_process');
   });
 
   it('ingest and ingest --json drain the log; other forms go to the full parser', () => {

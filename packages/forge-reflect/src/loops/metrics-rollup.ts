@@ -17,7 +17,7 @@
  * A window is read as whole days and whole hours from the rollups plus its two partial edge hours
  * from the events themselves (planWindow), so every count is exact.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../lazy-builtins.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database, EventRow } from '../event-log.js';
 import { STAGNATION_THRESHOLD } from './metrics-core.js';
@@ -243,7 +243,7 @@ export function callSignature(tool: string | null, payload: string): string | un
   }
   const input = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { tool_input?: unknown }).tool_input : undefined;
   const text = input === undefined || input === null ? '' : typeof input === 'string' ? input : JSON.stringify(input);
-  return createHash('sha1').update(`${tool ?? ''}${SEP}${text}`).digest('base64');
+  return nodeCrypto().createHash('sha1').update(`${tool ?? ''}${SEP}${text}`).digest('base64');
 }
 
 /** Where a session's failing-call streak stands after its latest call (by `ts`, then `id`). */
