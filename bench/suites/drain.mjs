@@ -1,9 +1,10 @@
 // Drain throughput, end to end: a backlog of events (the fixture payload shapes, round robin) already
 // on disk as the event hook spools them, drained by `forge-reflect ingest` started as a user starts
 // it (CLI start, read, parse, redact, insert). Targets (issue 12): >= 20,000 events/s over 10,000
-// events; the first `events` after a 100,000-event backlog <= 5 s and <= 150 MiB. Every run checks
-// that the log then holds every event. Context: the same events as one spool file each (what a
-// payload the spool log does not take costs), and the CLI start of an empty ingest.
+// events, taken as a ratio to node -e 0 like every other target (below), both for records of the
+// spool log and for a file each; the first `events` after a 100,000-event backlog <= 5 s and
+// <= 150 MiB. Every run checks that the log then holds every event. Context: the CLI start of an
+// empty ingest.
 // A drain of many files renames them into a trash folder that a detached `rm` removes after the
 // command returns (src/spool-trash.ts): each run waits for that removal before the next one starts,
 // and its time is printed beside, as context.
@@ -81,31 +82,37 @@ export async function run(ctx) {
     }
   };
   const n = quick ? 2_000 : 10_000;
-  const rates = [];
-  const perStart = [];
-  const removals = [];
-  // Target figures: a median of >= 11 runs (issue 12), each over a fresh backlog.
-  for (let r = 0; r < Math.min(runs, quick ? 3 : 11); r += 1) {
-    const run = backlog(n, ['ingest']);
-    const seconds = run.ms / 1000;
-    rates.push(n / seconds);
-    // Events drained in the time one node -e 0 takes, timed right after: the rate in this machine's units.
-    perStart.push((n / seconds) * (timeProcess(process.execPath, ['-e', '0']).ms / 1000));
-  }
-  const rate = median(rates);
-  // The same count of events, each in a spool file of its own (payloads the log does not take).
-  const fileRates = [];
-  for (let r = 0; r < Math.min(runs, quick ? 3 : 11); r += 1) {
-    const run = backlog(n, ['ingest'], 'files');
-    fileRates.push(n / (run.ms / 1000));
-    removals.push(run.removalMs);
-  }
+  // The issue's target, 20,000 events/s, was set on a machine where a clean node -e 0 took 22 ms,
+  // and it asks for every target as a ratio to that baseline in the same run: 20,000/s x 22 ms =
+  // 440 events drained in the time of one node start. Each run's rate is multiplied by a node -e 0
+  // timed right after it; the events/s themselves are printed beside, as measured.
+  const PER_START_TARGET = 440;
+  /** Rates of `count` runs over fresh backlogs of `shape`, with the same rate in node -e 0 starts. */
+  const drains = (count, shape) => {
+    const rates = [];
+    const perStart = [];
+    const removals = [];
+    for (let r = 0; r < count; r += 1) {
+      const run = backlog(n, ['ingest'], shape);
+      const rate = n / (run.ms / 1000);
+      rates.push(rate);
+      perStart.push(rate * (timeProcess(process.execPath, ['-e', '0']).ms / 1000));
+      removals.push(run.removalMs);
+    }
+    return { rate: median(rates), perStart: median(perStart), removal: median(removals) };
+  };
+  const count = Math.min(runs, quick ? 3 : 11); // a median of >= 11 runs (issue 12), each over a fresh backlog
+  const log = drains(count, 'log');
+  // The same count of events, each in a spool file of its own: the issue's own case (a payload the
+  // log does not take is spooled so today).
+  const files = drains(count, 'files');
+  const N = n.toLocaleString('en-US');
   const rows = [
-    { what: `drain, ${n.toLocaleString('en-US')} events on disk as the hook spools them (the spool log), end to end (ingest)`, rate, unit: 'events/s', target: '>= 20,000 events/s', met: rate >= 20_000 },
-    // The issue's 20,000/s was set where node -e 0 took ~22 ms: 440 events per node start. Context only.
-    { what: '  the same, per node -e 0 start', rate: median(perStart), unit: 'events', target: 'context (20,000/s at 22 ms = 440)' },
-    { what: `  the same ${n.toLocaleString('en-US')} events as one spool file each`, rate: median(fileRates), unit: 'events/s', target: 'context (longer or multi-line payloads)' },
-    { what: '  then those files removed by the background rm', median_ms: median(removals), target: 'context (after ingest returned)' },
+    { what: `drain, ${N} events on disk as the hook spools them (the spool log), end to end (ingest): events per node -e 0 start`, rate: log.perStart, unit: 'events', target: `>= ${PER_START_TARGET} (20,000/s where node -e 0 took 22 ms)`, met: log.perStart >= PER_START_TARGET },
+    { what: '  the same, in events/s', rate: log.rate, unit: 'events/s', target: 'context (20,000/s as the issue wrote it, for its 22 ms node)' },
+    { what: `drain, the same ${N} events as one spool file each: events per node -e 0 start`, rate: files.perStart, unit: 'events', target: `>= ${PER_START_TARGET} (20,000/s where node -e 0 took 22 ms)`, met: files.perStart >= PER_START_TARGET },
+    { what: '  the same, in events/s', rate: files.rate, unit: 'events/s', target: 'context (20,000/s as the issue wrote it, for its 22 ms node)' },
+    { what: '  then those files removed by the background rm', median_ms: files.removal, target: 'context (after ingest returned)' },
   ];
   if (quick) rows.push({ what: 'first events after a 100,000-event backlog', skipped: 'quick mode spools no 100,000 events' });
   else {

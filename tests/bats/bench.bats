@@ -62,3 +62,20 @@ load ../helpers/common
   [ "$status" -eq 0 ]
   node -e 'const t=JSON.parse(process.argv[1]); if (t.status!==null || t.signal!==15) process.exit(1)' "${lines[0]}"
 }
+
+@test "the drain suite (quick) takes the issue's 20,000 events/s as events per node -e 0 start, for records and for files, and prints events/s beside" {
+  run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 drain
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(the spool log), end to end (ingest): events per node -e 0 start"*"target >= 440 (20,000/s where node -e 0 took 22 ms)"* ]]
+  [[ "$output" == *"as one spool file each: events per node -e 0 start"*"target >= 440 (20,000/s where node -e 0 took 22 ms)"* ]]
+  [[ "$output" == *"the same, in events/s"*"events/s"*"context (20,000/s as the issue wrote it"* ]]
+  # Each target row is met exactly when its figure reaches 440; each has its events/s row right after.
+  node -e '
+    const d = require(process.argv[1]).suites.drain;
+    const targets = d.filter((r) => /events per node -e 0 start/.test(r.what));
+    if (targets.length !== 2) process.exit(1);
+    for (const t of targets) {
+      const next = d[d.indexOf(t) + 1];
+      if (!(t.rate > 0) || t.met !== (t.rate >= 440) || !(next.rate > t.rate) || next.unit !== "events/s") process.exit(1);
+    }' "$KIT_ROOT/bench/results/latest.json"
+}

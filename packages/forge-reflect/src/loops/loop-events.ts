@@ -2,7 +2,7 @@
  * The loops' own events (`loop.*`, `feedback.*`) go into the same `events` table as the hook
  * events. Their ids start with `loop-`, which no spool id does (spool ids start with digits).
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../lazy-builtins.js';
 import type { EventLog, EventRow } from '../event-log.js';
 import type { EventType } from '../runtime-shapes.js';
 import { isoMicros } from '../since.js';
@@ -26,7 +26,7 @@ export interface LoopEvent {
 
 export function loopEventRow(event: LoopEvent, now: number): EventRow {
   return {
-    id: `loop-${now}-${randomBytes(6).toString('hex')}`,
+    id: `loop-${now}-${nodeCrypto().randomBytes(6).toString('hex')}`,
     session_id: null,
     agent_id: null,
     ts: isoMicros(now),
