@@ -39,6 +39,27 @@ export interface SegmentResult {
   busy: boolean;
 }
 
+/** No hook can still append to a segment sealed and last written more than `quietMs` ago. */
+export function isQuiet(name: string, mtimeMs: number, nowMs: number, quietMs: number): boolean {
+  return nowMs - Math.max(sealedMsOf(name), mtimeMs) > quietMs;
+}
+
+/**
+ * True when every segment is read to its end (`marks`, from the log) and none is due for removal:
+ * nothing for a drain to do, so it takes no lock.
+ */
+export function segmentsSettled(spool: string, segments: readonly string[], marks: ReadonlyMap<string, number>, nowMs: number, quietMs: number): boolean {
+  for (const name of segments) {
+    try {
+      const stats = lstatSync(join(spool, name));
+      if (marks.get(name) !== stats.size || isQuiet(name, stats.mtimeMs, nowMs, quietMs)) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** The segments among a spool's entry names, oldest first. */
 export function segmentsIn(names: readonly string[]): string[] {
   return names.filter(isSegmentName).sort();
@@ -91,16 +112,16 @@ export function drainSegments(names: readonly string[], d: SegmentDrain): Segmen
       continue;
     }
     if (!stats.isFile()) continue;
-    const isQuiet = d.now() - Math.max(sealedMsOf(name), stats.mtimeMs) > d.quietMs;
-    if (isQuiet) quiet.add(name);
+    const quietNow = isQuiet(name, stats.mtimeMs, d.now(), d.quietMs);
+    if (quietNow) quiet.add(name);
     let base = d.marks.get(name) ?? 0;
     if (base > stats.size) base = 0; // not the file the offset was for: read it all (ids are unique)
     if (base === stats.size) {
-      if (isQuiet) remove(name);
+      if (quietNow) remove(name);
       continue;
     }
     committed.set(name, base);
-    jobs.push({ segment: name, path, base, quiet: isQuiet });
+    jobs.push({ segment: name, path, base, quiet: quietNow });
   }
   const handle = (batch: SegmentBatch): boolean => {
     for (const r of batch.rejects) d.rejectBytes(r.name, r.bytes, r.reason);

@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { acquireDrainLock, type LockOptions } from './drain-lock.js';
 import { UserError } from './errors.js';
 import { isBusyError, openEventLog, type EventLog, type EventRow, type SegmentMark } from './event-log.js';
-import { drainSegments, sealLiveLog, segmentsIn } from './drain-segments.js';
-import { LIVE_LOG_NAME, sealedMsOf } from './spool-log.js';
+import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './drain-segments.js';
+import { LIVE_LOG_NAME } from './spool-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
@@ -135,13 +135,18 @@ function unlinkQuietly(path: string): void {
   }
 }
 
+/** Writes `<stem>.reason` in rejected/: when, and why. */
+function writeReason(dir: string, stem: string, reason: string, now: number): void {
+  writeFileSync(join(dir, `${stem}.reason`), `${new Date(now).toISOString()} ${reason}\n`, { mode: 0o600 });
+}
+
 /** Moves a spool file to rejected/ with its reason beside it. False when the file vanished. */
 function reject(stateDir: string, name: string, reason: string, now: number): boolean {
   const dir = rejectedDirOf(stateDir);
   const stem = name.endsWith(SPOOL_SUFFIX) ? name.slice(0, -SPOOL_SUFFIX.length) : name;
   try {
     ensurePrivateDir(dir);
-    writeFileSync(join(dir, `${stem}.reason`), `${new Date(now).toISOString()} ${reason}\n`, { mode: 0o600 });
+    writeReason(dir, stem, reason, now);
     renameSync(join(spoolDirOf(stateDir), name), join(dir, `${stem}${SPOOL_SUFFIX}`));
     return true;
   } catch (error) {
@@ -158,29 +163,11 @@ function keepRejected(stateDir: string, name: string, bytes: Uint8Array, reason:
   const dir = rejectedDirOf(stateDir);
   try {
     ensurePrivateDir(dir);
-    writeFileSync(join(dir, `${name}.reason`), `${new Date(now).toISOString()} ${reason}\n`, { mode: 0o600 });
+    writeReason(dir, name, reason, now);
     writeFileSync(join(dir, `${name}${SPOOL_SUFFIX}`), bytes, { mode: 0o600 });
   } catch (error) {
     throw new UserError(`cannot keep unreadable bytes of the spool log in ${dir} (${errno(error) ?? String(error)}); fix the folder's permissions or free space`);
   }
-}
-
-/**
- * True when every segment is read to its end and none is due for removal: nothing for a drain to do,
- * so no lock is taken. Known only with an open log (the offsets are in it).
- */
-function segmentsSettled(spool: string, segments: readonly string[], log: EventLog | undefined, now: number): boolean {
-  if (log === undefined) return false;
-  const marks = log.segmentMarks();
-  for (const name of segments) {
-    try {
-      const stats = lstatSync(join(spool, name));
-      if (marks.get(name) !== stats.size || now - Math.max(sealedMsOf(name), stats.mtimeMs) > STALE_TEMP_MS) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
 }
 
 function removeStaleTemps(spool: string, names: readonly string[], now: number): number {
@@ -235,7 +222,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
   const liveLog = names.includes(LIVE_LOG_NAME);
   const segments = segmentsIn(names);
-  if (events.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || segmentsSettled(spool, segments, options.log, now()))) return counts;
+  if (events.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))) return counts;
 
   let lock;
   try {
