@@ -1,9 +1,10 @@
 // Drain throughput, end to end: a backlog of events (the fixture payload shapes, round robin) already
 // on disk as the event hook spools them, drained by `forge-reflect ingest` started as a user starts
 // it (CLI start, read, parse, redact, insert). Targets (issue 12): >= 20,000 events/s over 10,000
-// events, taken as a ratio to node -e 0 like every other target (below), both for records of the
-// spool log and for a file each; the first `events` after a 100,000-event backlog <= 5 s and
-// <= 150 MiB. Every run checks that the log then holds every event. Context: the CLI start of an
+// events, taken as a ratio to node -e 0 as the issue asks of its targets (below), both for records
+// of the spool log and for a file each; the first `events` after a 100,000-event backlog <= 5 s
+// (kept absolute: the stricter reading here, where 5 s is ~70 node starts, not the issue's ~227)
+// and <= 150 MiB. Every run checks that the log then holds every event. Context: the CLI start of an
 // empty ingest.
 // A drain of many files renames them into a trash folder that a detached `rm` removes after the
 // command returns (src/spool-trash.ts): each run waits for that removal before the next one starts,
