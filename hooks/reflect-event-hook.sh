@@ -4,8 +4,8 @@
 #
 # The kit's promise: with REFLECTION_MODE unset/off/unknown it does nothing at all; otherwise it
 # exits 0, prints nothing on stdout, never leaves a spool file or record the drain would take half,
-# and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process: a
-# one-line one is appended to spool/events.log as one record (docs/spool-format.md).
+# and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process,
+# appended to spool/events.log as one record (docs/spool-format.md).
 # RUNTIME (claude-code, codex, gemini) is the runtime the registration names; without EVENT the
 # payload's hook_event_name is used. On SessionStart it also records the session's start, base
 # commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.

@@ -63,9 +63,11 @@ export async function run(ctx) {
   const eventHook = claudeCommand('event', 'PostToolUse');
   const stopHook = claudeCommand('stop', 'Stop');
   // As the runtimes send it: one line of JSON (the hook appends it to the spool log as a record).
-  // The fixture file itself is pretty-printed, many lines: the hook then writes a file of its own.
+  // The fixture file itself is pretty-printed, many lines (a record too, 23% more bytes to read).
+  // Context: a one-line payload whose record would pass 4,000 bytes gets a file of its own.
   const prettyPayload = readFileSync(join(root, 'tests/fixtures/payloads/post-tool-use-edit.json'));
   const toolPayload = Buffer.from(JSON.stringify(JSON.parse(prettyPayload.toString('utf8'))));
+  const bigPayload = Buffer.from(JSON.stringify({ ...JSON.parse(prettyPayload.toString('utf8')), padding: 'x'.repeat(2_900) }));
   const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
   const env = (repo, mode) => {
     // No detached drain after each Stop: it would load the machine during later timed runs.
@@ -97,7 +99,8 @@ export async function run(ctx) {
       row('event hook, mode off', time(repo, eventHook, toolPayload, ''), 0.08),
       row('stop hook, mode off', time(repo, stopHook, stopPayload, ''), 0.08),
       row('event hook, solo (PostToolUse, one line: a record of the spool log)', time(repo, eventHook, toolPayload, 'solo'), 0.2),
-      row('event hook, solo (the same payload on many lines: a file of its own)', time(repo, eventHook, prettyPayload, 'solo'), 0.2),
+      row('event hook, solo (the same payload on many lines: a record too)', time(repo, eventHook, prettyPayload, 'solo'), 0.2),
+      { ...row(`event hook, solo (one line of ${bigPayload.length.toLocaleString('en-US')} bytes: over a record, a file of its own)`, time(repo, eventHook, bigPayload, 'solo'), Infinity), target: 'context (a payload of 4,000-4,096 bytes)', met: undefined },
       row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo'), 1.5),
     ];
     if (filesIn(repo) !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${filesIn(repo)}`);

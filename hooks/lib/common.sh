@@ -208,7 +208,7 @@ forge_spool_begin() {
 forge_spool_open() {
   forge_spool_name "$1" "$2" || return 1
   local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=${EPOCHREALTIME%%[.,]*}
-  local inline=$FORGE_STDIN_INLINE final out nl
+  local inline=$FORGE_STDIN_INLINE final out nl record
   ((inline < want)) || inline=$want
   FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE='' FORGE_SPOOL_PLACED=''
   # Status 0: `inline` bytes came and more may follow; 1: end of input; above 128: out of time
@@ -220,17 +220,20 @@ forge_spool_open() {
     if [[ -n ${3:-} ]]; then
       FORGE_SPOOL_TMP=''
       FORGE_SPOOL_ENVELOPE="${FORGE_SPOOL_ENVELOPE:0:${#FORGE_SPOOL_ENVELOPE}-2},\"bytes\":${#chunk}"
-      # A record of the spool log (docs/spool-format.md): one append (O_APPEND) of one line of at most
-      # FORGE_APPEND_MAX bytes, so a payload with no newline but a last one (and no \x1e, which
-      # starts a record; neither is in a JSON text but as its last byte). bash's stdout is
-      # line-buffered: a line that fits its buffer leaves in one write, which the kernel never
-      # interleaves with another hook's. Never onto a link or anything but a file.
+      # A record of the spool log (docs/spool-format.md): one append (O_APPEND) of at most
+      # FORGE_APPEND_MAX bytes ending in a newline, for a payload with no \x1e (it starts a record).
+      # It must leave in one write, which the kernel never interleaves with another hook's: bash's
+      # stdout is line-buffered, and stdio copies one string up to its last newline and writes it at
+      # once when it fits the buffer. So the record is built first and written by ONE %s (written in
+      # pieces, each piece holding a newline would flush on its own). Never onto a link or anything
+      # but a file.
       final=$FORGE_STATE/spool/events.log
       if ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
-        [[ ${chunk%$'\n'} != *[$'\n\x1e']* && ! -L $final && (-f $final || ! -e $final) ]]; then
+        [[ $chunk != *$'\x1e'* && ! -L $final && (-f $final || ! -e $final) ]]; then
         nl=$'\n'
-        [[ $chunk == *$'\n' ]] && nl=''   # the payload's own last newline ends the line
-        printf '\036%s,"id":"%s"}\037%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_SPOOL_NAME" "$chunk" "$nl" >>"$final" || return 1
+        [[ $chunk == *$'\n' ]] && nl=''   # the payload's own last newline ends the record
+        printf -v record '\036%s,"id":"%s"}\037%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_SPOOL_NAME" "$chunk" "$nl"
+        printf '%s' "$record" >>"$final" || return 1
         FORGE_SPOOL_FILE=$final FORGE_SPOOL_PLACED=1
         return 0
       fi

@@ -88,14 +88,16 @@ envelope() {
 }
 
 @test "a payload of up to 4 KiB starts no process at all (no mv, cat, head or timeout), as a file or a record; a longer one does, and loses nothing" {
-  hook_run "$REPO" bash "$EVENT_HOOK" Notification <"$PAYLOADS/notification.json" # the state dir made
+  # A payload the log does not take (it holds a \x1e): a file of its own.
+  printf '{"session_id":"s1","x":"\036"}' >"$BATS_TEST_TMPDIR/own-file"
+  hook_run "$REPO" bash "$EVENT_HOOK" Notification <"$BATS_TEST_TMPDIR/own-file" # the state dir made
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
   for tool in cat head timeout mv mkdir rm touch dd tee; do
     printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
-  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json"
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/own-file"
   assert_promise
   [ ! -e "$BATS_TEST_TMPDIR/started" ]
   [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
@@ -114,6 +116,13 @@ envelope() {
   [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
   [ "$(spool_files | wc -l)" -eq 4 ]
   tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/one-line"
+  # A pretty-printed one: a record too, no process.
+  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json"
+  assert_promise
+  [ ! -e "$BATS_TEST_TMPDIR/started" ]
+  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+  [ "$(spool_files | wc -l)" -eq 5 ]
+  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$PAYLOADS/post-tool-use-edit.json"
   head -c 9000 /dev/zero | tr '\0' 'w' >"$BATS_TEST_TMPDIR/long"
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
   assert_promise
@@ -145,7 +154,7 @@ envelope() {
   done
   weird="$BATS_TEST_TMPDIR/we\"ird dir"$'\n'"line"$'\x1e\x1f'
   mkdir -p "$weird"
-  hook_run "$weird" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/notification.json"
+  hook_run "$weird" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1","x":"\036"}')   # a file of its own
   assert_promise
   # and as a record of the spool log, whose framing bytes (\x1e, \x1f, \n) the cwd also holds
   hook_run "$weird" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1"}')
@@ -157,7 +166,8 @@ envelope() {
   [ -s "$weird/.forge/spool/events.log" ]
   [ "$(spool_files "$weird/.forge/spool" | grep -c '\.event$')" -eq 2 ]
   spool_files "$weird/.forge/spool" >/dev/null   # the records extracted (a failure fails the test here)
-  for file in "$(find "$weird/.forge/spool" -maxdepth 1 -name '*.event')" "$(find "$BATS_TEST_TMPDIR/records" -name '*.event')"; do
+  key=$(printf '%s' "$weird/.forge/spool" | cksum)   # where spool_files put them (tests/helpers/hooks.bash)
+  for file in "$(find "$weird/.forge/spool" -maxdepth 1 -name '*.event')" "$(find "$BATS_TEST_TMPDIR/records/${key%% *}" -name '*.event')"; do
     [ -f "$file" ]
     [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
   done
@@ -237,25 +247,34 @@ envelope() {
   [ "$(spool_files | wc -l)" -eq 2 ]
 }
 
-@test "8 hooks at once x 200 events: 1,600 distinct, complete spool files" {
+@test "8 hooks at once x 200 many-line events (each a record of the log, written in one write): 1,600 distinct, complete records" {
+  # Odd workers send the fixture without its final newline: a record written in pieces would then
+  # leave in two writes (stdio flushes a piece up to its last newline), which other hooks could split.
+  head -c -1 "$PAYLOADS/post-tool-use-edit.json" >"$BATS_TEST_TMPDIR/no-final-newline"
   for worker in 1 2 3 4 5 6 7 8; do
     (
+      payload=$PAYLOADS/post-tool-use-edit.json
+      ((worker % 2)) && payload=$BATS_TEST_TMPDIR/no-final-newline
       for _ in $(seq 200); do
-        (cd "$REPO" && bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json" >>"$BATS_TEST_TMPDIR/stdout.$worker")
+        (cd "$REPO" && bash "$EVENT_HOOK" PostToolUse <"$payload" >>"$BATS_TEST_TMPDIR/stdout.$worker")
       done
     ) &
   done
   wait
-  [ "$(spool_files | wc -l)" -eq 1600 ]
+  [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # records only: no .event, no temp file
+  [ "$(spool_files | wc -l)" -eq 1600 ]   # the strict reader: each record whole, none torn or interleaved
   [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
   [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
   size=$(wc -c <"$PAYLOADS/post-tool-use-edit.json")
   for file in $(spool_files); do
-    [ "$(tail -n +2 "$file" | wc -c)" -eq "$size" ]
+    got=$(tail -n +2 "$file" | wc -c)
+    [ "$got" -eq "$size" ] || [ "$got" -eq $((size - 1)) ]
   done
+  [ "$(for file in $(spool_files); do tail -n +2 "$file" | wc -c; done | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "800 800 " ]
   cd "$REPO" || return 1
   forge_reflect ingest >/dev/null
-  [ "$(spool_files | wc -l)" -eq 0 ]
+  # Drained: no spool file and no live log (the sealed segment stays a minute, read to its end).
+  [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 \( -name '*.event' -o -name events.log \))" ]
   forge_reflect ingest >/dev/null
   rows=$(node -e 'const D=require(process.argv[1]); const db=new D(process.argv[2],{readonly:true}); const r=db.prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT id) AS d FROM events").get(); console.log(r.n+" "+r.d)' \
     "$KIT_ROOT/node_modules/better-sqlite3" "$REPO/.forge/events.db")
@@ -301,14 +320,30 @@ envelope() {
   done
 }
 
-@test "a payload with a newline or a \x1e inside, or whose record would pass 4,000 bytes, gets a file of its own, byte for byte" {
+@test "a payload with newlines inside (pretty-printed JSON) is one record too, byte for byte" {
   printf '{"session_id":"s1",\n"tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/inner"
   printf '{"session_id":"s1",\n"tool_name":"Bash"}\n' >"$BATS_TEST_TMPDIR/inner-and-last"
   printf '\n{"session_id":"s1"}' >"$BATS_TEST_TMPDIR/first"
+  printf '\n\n\n' >"$BATS_TEST_TMPDIR/only-newlines"
+  cp "$KIT_ROOT/tests/fixtures/payloads/post-tool-use-edit.json" "$BATS_TEST_TMPDIR/pretty"
+  for name in inner inner-and-last first only-newlines pretty; do
+    rm -rf "$REPO/.forge" "$BATS_TEST_TMPDIR/rec"
+    hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/$name"
+    assert_promise
+    [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # no .event, no temp file
+    run node "$SPOOL_RECORDS" scan "$BATS_TEST_TMPDIR/rec" "$REPO/.forge/spool/events.log"
+    [ "$status" -eq 0 ]
+    [[ $output =~ ^whole\ 0\ ([0-9]{16}-[0-9]+-[0-9a-f]{8})$ ]]
+    tail -n +2 "$BATS_TEST_TMPDIR/rec/${BASH_REMATCH[1]}.event" | cmp - "$BATS_TEST_TMPDIR/$name"
+  done
+}
+
+@test "a payload with a \x1e inside, or whose record would pass 4,000 bytes, gets a file of its own, byte for byte" {
   printf '{"session_id":"s1","x":"\036"}' >"$BATS_TEST_TMPDIR/record-start"   # \x1e starts a record: never inside one
+  printf '{"session_id":"s1",\n"x":"\036"}\n' >"$BATS_TEST_TMPDIR/record-start-lines"
   { printf '{"x":"'; head -c 3982 /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/long"
   [ "$(wc -c <"$BATS_TEST_TMPDIR/long")" -eq 3990 ]
-  for name in inner inner-and-last first record-start long; do
+  for name in record-start record-start-lines long; do
     rm -rf "$REPO/.forge"
     hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/$name"
     assert_promise

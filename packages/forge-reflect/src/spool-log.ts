@@ -83,7 +83,7 @@ export function scanAt(bytes: Buffer, pos: number, limit: number): Scan {
   if (inside >= 0) return garbage(`a record cut short: its payload holds ${inside - sep - 1} of the ${env.bytes} bytes its envelope names`, inside);
   const endsInNewline = env.bytes > 0 && payloadEnd <= limit && bytes[payloadEnd - 1] === RECORD_END;
   if (payloadEnd > limit || (payloadEnd === limit && !endsInNewline)) return { kind: 'partial' }; // not all there yet
-  // The record's one newline ends it: the payload's own last byte, or one after the payload.
+  // A newline ends the record: the payload's own last byte, or one after the payload.
   if (endsInNewline) return { kind: 'record', id, env, payloadStart: sep + 1, payloadEnd, end: payloadEnd };
   if (bytes[payloadEnd] !== RECORD_END) return garbage(`a record whose payload is not ${env.bytes} bytes followed by a newline`, payloadEnd);
   return { kind: 'record', id, env, payloadStart: sep + 1, payloadEnd, end: payloadEnd + 1 };
