@@ -41,15 +41,18 @@ in_ns() {
 }
 
 @test "disk full during an event: exit 0, empty stdout, and every .event left is whole (no file short of its bytes)" {
+  # A payload the spool log does not take (it holds a \x1e): each event is a file of its own.
+  { printf '{"session_id":"s1","x":"\036","pad":"'; head -c 1300 /dev/zero | tr '\0' p; printf '"}'; } >"$BATS_TEST_TMPDIR/own-file"
   # shellcheck disable=SC2016 # expanded by the inner bash
-  in_ns '
+  P=$BATS_TEST_TMPDIR/own-file in_ns '
     mkdir -p .forge && mount -t tmpfs -o size=64k tmpfs .forge || exit 3
-    bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json" || exit 4
+    bash "$EVENT_HOOK" PostToolUse <"$P" || exit 4
+    [ ! -e .forge/spool/events.log ] || exit 12
     head -c 50000 /dev/zero >.forge/filler 2>/dev/null
     # the disk fills up part way through these: each event is then whole or not there at all
-    for i in $(seq 30); do out=$(bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json") || exit 5; [ -z "$out" ] || exit 6; done
+    for i in $(seq 30); do out=$(bash "$EVENT_HOOK" PostToolUse <"$P") || exit 5; [ -z "$out" ] || exit 6; done
     df -k .forge | tail -1 | grep -q " 100% " || exit 7      # the disk did fill up
-    want=$(wc -c <"$PAYLOADS/post-tool-use-edit.json")
+    want=$(wc -c <"$P")
     n=0
     for f in .forge/spool/*.event; do
       [ "$(tail -n +2 "$f" | wc -c)" -eq "$want" ] || { echo "short: $f"; exit 8; }
@@ -143,22 +146,33 @@ in_ns() {
 }
 
 @test "disk full during a drain: the CLI says so, keeps the spool; with space again every event is logged once" {
+  # Once with a file per event (a payload whose record would pass 4,000 bytes), once with records.
+  { printf '{"session_id":"s1","hook_event_name":"PostToolUse","pad":"'; head -c 3950 /dev/zero | tr '\0' p; printf '"}'; } >"$BATS_TEST_TMPDIR/own-file"
   # shellcheck disable=SC2016
-  in_ns '
-    mkdir -p .forge && mount -t tmpfs -o size=2m tmpfs .forge || exit 3
-    for i in $(seq 120); do bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"; done
-    before=$(ls .forge/spool | grep -c "\.event$")
-    head -c $((4096 * 1024)) /dev/zero >.forge/filler 2>/dev/null
-    node "$CLI" ingest >/dev/null 2>.forge-err; rc=$?
-    after=$(ls .forge/spool | grep -c "\.event$")
-    [ "$rc" -ne 0 ] || [ "$after" -eq 0 ] || exit 4      # a failure is reported, never silent
-    ! grep -q "    at " .forge-err || exit 5               # one line, no stack trace
-    rm -f .forge/filler
-    node "$CLI" ingest >/dev/null 2>&1 || exit 6
-    [ "$(ls .forge/spool | grep -c "\.event$")" -eq 0 ] || exit 7
-    n=$(node "$CLI" events --json --limit 100000 | node -e "const a=JSON.parse(require(\"fs\").readFileSync(0,\"utf8\"));const r=Array.isArray(a)?a:a.events;console.log(new Set(r.map(e=>e.id)).size+\" \"+r.length)")
-    [ "$n" = "$before $before" ] || { echo "want $before got $n"; exit 8; }
-    echo "rc=$rc before=$before after=$after err=$(head -c 300 .forge-err)"
+  P=$BATS_TEST_TMPDIR/own-file in_ns '
+    for payload in "$P" "$PAYLOADS/post-tool-use-bash.json"; do
+      mkdir -p .forge && mount -t tmpfs -o size=2m tmpfs .forge || exit 3
+      for i in $(seq 120); do bash "$EVENT_HOOK" PostToolUse <"$payload"; done
+      files=$(ls .forge/spool | grep -c "\.event$")
+      records=0
+      [ ! -f .forge/spool/events.log ] || records=$(tr -cd "\036" <.forge/spool/events.log | wc -c)
+      before=$((files + records))
+      [ "$before" -eq 120 ] || { echo "spooled $files files and $records records"; exit 9; }
+      head -c $((4096 * 1024)) /dev/zero >.forge/filler 2>/dev/null
+      node "$CLI" ingest >/dev/null 2>.forge-err; rc=$?
+      ! grep -q "    at " .forge-err || exit 5               # one line, no stack trace
+      if [ "$rc" -ne 0 ]; then                              # a failure is reported, and the spool kept
+        [ "$(ls .forge/spool | grep -c "\.event$")" -eq "$files" ] || exit 4
+        [ "$records" -eq 0 ] || [ -n "$(find .forge/spool -maxdepth 1 \( -name events.log -o -name "*.seg" \) -size +0)" ] || exit 4
+      fi
+      rm -f .forge/filler
+      node "$CLI" ingest >/dev/null 2>&1 || exit 6
+      [ "$(ls .forge/spool | grep -c "\.event$")" -eq 0 ] || exit 7
+      n=$(node "$CLI" events --json --limit 100000 | node -e "const a=JSON.parse(require(\"fs\").readFileSync(0,\"utf8\"));const r=Array.isArray(a)?a:a.events;console.log(new Set(r.map(e=>e.id)).size+\" \"+r.length)")
+      [ "$n" = "$before $before" ] || { echo "want $before got $n"; exit 8; }
+      echo "files=$files records=$records rc=$rc err=$(head -c 200 .forge-err)"
+      umount .forge && rm -rf .forge .forge-err || exit 10
+    done
   '
   echo "status $HOOK_STATUS: $HOOK_STDOUT"
   [ "$HOOK_STATUS" -eq 0 ]
