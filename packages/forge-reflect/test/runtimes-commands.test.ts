@@ -18,7 +18,7 @@ import { codex } from '../src/runtimes/codex.js';
 import { gemini } from '../src/runtimes/gemini.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import type { RuntimeModule } from '../src/runtimes/module.js';
-import { cleanupTempDirs, CLI, KIT_ROOT, tempDir } from './helpers/spool.js';
+import { cleanupTempDirs, CLI, KIT_ROOT, spooledEnvelopes, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -206,7 +206,7 @@ function gitRepo(dir: string): string {
 describe('the real vendored hooks through the Codex and Gemini commands', () => {
   const payload = (runtime: string, name: string) => readFileSync(join(KIT_ROOT, 'tests', 'fixtures', 'runtimes', runtime, name), 'utf8');
 
-  it('Codex PostToolUse from a subfolder: one spool file under <repo>/.forge, envelope runtime codex', () => {
+  it('Codex PostToolUse from a subfolder: one spooled event under <repo>/.forge, envelope runtime codex', () => {
     const repo = gitRepo(join(tempDir('forge real '), 'codex repo'));
     expect(cli(['install', '--runtime', 'codex', '--repo', repo], repo).status).toBe(0);
     const hooks = JSON.parse(readFileSync(join(repo, '.codex', 'hooks.json'), 'utf8'));
@@ -214,10 +214,9 @@ describe('the real vendored hooks through the Codex and Gemini commands', () => 
     mkdirSync(join(repo, 'pkg'), { recursive: true });
     const run = spawnSync('/bin/bash', ['-c', command], { cwd: join(repo, 'pkg'), env: { PATH: process.env.PATH, HOME: process.env.HOME, REFLECTION_MODE: 'solo' }, input: payload('codex', 'PostToolUse.2.Bash.exit1.json'), encoding: 'utf8' });
     expect(run).toMatchObject({ status: 0, stdout: '' });
-    const spool = readdirSync(join(repo, '.forge', 'spool')).filter((n) => n.endsWith('.event'));
-    expect(spool).toHaveLength(1);
-    const envelope = JSON.parse(readFileSync(join(repo, '.forge', 'spool', spool[0] as string), 'utf8').split('\n')[0] as string);
-    expect(envelope).toMatchObject({ event: 'PostToolUse', runtime: 'codex' });
+    const envelopes = spooledEnvelopes(join(repo, '.forge'));
+    expect(envelopes).toHaveLength(1);
+    expect(envelopes[0]).toMatchObject({ event: 'PostToolUse', runtime: 'codex' });
     const events = cli(['events', '--runtime', 'codex', '--json'], repo);
     expect(JSON.parse(events.stdout)).toMatchObject([{ runtime: 'codex', hook_event: 'PostToolUse', tool_use_id: 'call_2' }]);
   });

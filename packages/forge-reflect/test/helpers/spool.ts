@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scanAt } from '../../src/spool-log.js';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const KIT_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -135,6 +136,26 @@ export function spoolEventFiles(stateDir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The envelope of every event spooled in a state folder: line 1 of each spool file, and each
+ * record of spool/events.log (read with the drain's own scanner).
+ */
+export function spooledEnvelopes(stateDir: string): Record<string, unknown>[] {
+  const spool = join(stateDir, 'spool');
+  const envelopes = spoolEventFiles(stateDir).map((name) => JSON.parse(readFileSync(join(spool, name), 'utf8').split('\n')[0] as string) as Record<string, unknown>);
+  const log = join(spool, 'events.log');
+  if (existsSync(log)) {
+    const bytes = readFileSync(log);
+    for (let pos = 0; pos < bytes.length; ) {
+      const scan = scanAt(bytes, pos, bytes.length);
+      if (scan.kind !== 'record') throw new Error(`spool/events.log at byte ${pos}: ${scan.kind === 'garbage' ? scan.reason : 'a record cut short'}`);
+      envelopes.push(scan.env as unknown as Record<string, unknown>);
+      pos = scan.end;
+    }
+  }
+  return envelopes;
 }
 
 export function readJson(file: string): Record<string, unknown> {
