@@ -109,20 +109,17 @@ envelope() {
   [ ! -e "$BATS_TEST_TMPDIR/started" ]
   [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
   [ -s "$REPO/.forge/spool/events.log" ]
-  # and to a log that is already there
-  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/one-line"
-  assert_promise
-  [ ! -e "$BATS_TEST_TMPDIR/started" ]
-  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
-  [ "$(spool_files | wc -l)" -eq 4 ]
-  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/one-line"
-  # A pretty-printed one: a record too, no process.
-  PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-edit.json"
-  assert_promise
-  [ ! -e "$BATS_TEST_TMPDIR/started" ]
-  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
-  [ "$(spool_files | wc -l)" -eq 5 ]
-  tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$PAYLOADS/post-tool-use-edit.json"
+  # PAYLOAD appended as the COUNT-th spooled event, a record of a log already there: no process.
+  spied_record() {
+    PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$1"
+    assert_promise
+    [ ! -e "$BATS_TEST_TMPDIR/started" ]
+    [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+    [ "$(spool_files | wc -l)" -eq "$2" ]
+    tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$1"
+  }
+  spied_record "$BATS_TEST_TMPDIR/one-line" 4
+  spied_record "$PAYLOADS/post-tool-use-edit.json" 5   # pretty-printed: a record too
   head -c 9000 /dev/zero | tr '\0' 'w' >"$BATS_TEST_TMPDIR/long"
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
   assert_promise
