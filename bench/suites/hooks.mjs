@@ -69,16 +69,22 @@ export async function run(ctx) {
   const toolPayload = Buffer.from(JSON.stringify(JSON.parse(prettyPayload.toString('utf8'))));
   const bigPayload = Buffer.from(JSON.stringify({ ...JSON.parse(prettyPayload.toString('utf8')), padding: 'x'.repeat(2_900) }));
   const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
-  const env = (repo, mode) => {
+  // The Stop hook's helper keeps a V8 code cache in the user's cache folder (src/helper-code-cache.ts):
+  // here a folder of the bench's own, so the first timed Stop writes it and the others use it, as a
+  // user's Stops do after their first. One row times the Stop hook without it, as context.
+  const codeCache = mkdtempSync(join(tmpdir(), 'forge-bench-cache-'));
+  const env = (repo, mode, extra = {}) => {
     // No detached drain after each Stop: it would load the machine during later timed runs.
-    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
+    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off', XDG_CACHE_HOME: codeCache };
     delete e.REFLECTION_MODE;
+    delete e.FORGE_CODE_CACHE;
     if (mode) e.REFLECTION_MODE = mode;
+    Object.assign(e, extra);
     return e;
   };
-  const time = (repo, command, input, mode, count = runs) =>
+  const time = (repo, command, input, mode, count = runs, extra = {}) =>
     medianOf(count, () => {
-      const r = timeProcess('sh', ['-c', command], { cwd: repo, input, env: env(repo, mode) });
+      const r = timeProcess('sh', ['-c', command], { cwd: repo, input, env: env(repo, mode, extra) });
       if (r.status !== 0 || r.stdout.length > 0) throw new Error(`${command} broke its promise in the benchmark`);
       return r.ms;
     });
@@ -102,6 +108,7 @@ export async function run(ctx) {
       row('event hook, solo (the same payload on many lines: a record too)', time(repo, eventHook, prettyPayload, 'solo'), 0.2),
       { ...row(`event hook, solo (one line of ${bigPayload.length.toLocaleString('en-US')} bytes: over a record, a file of its own)`, time(repo, eventHook, bigPayload, 'solo'), Infinity), target: 'context (a payload of 4,000-4,096 bytes)', met: undefined },
       row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo'), 1.5),
+      { ...row('stop hook, solo, 200 changed files, no code cache (FORGE_CODE_CACHE=off: a first Stop)', time(repo, stopHook, stopPayload, 'solo', runs, { FORGE_CODE_CACHE: 'off' }), Infinity), target: 'context (the first Stop after a build or a node upgrade)', met: undefined },
     ];
     if (filesIn(repo) !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${filesIn(repo)}`);
 
@@ -157,6 +164,6 @@ export async function run(ctx) {
     rows.push({ what: 'stop hook vs diff size', exponent: growthExponent(points), points, target: 'context (1 = linear)' });
     return rows;
   } finally {
-    for (const r of repos) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    for (const r of [...repos, codeCache]) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

@@ -164,8 +164,8 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
   const remove = db.prepare('DELETE FROM sidecars WHERE path = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
   const bool = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
-  const mark = db.prepare('SELECT mtime_ns, listed_at_ms FROM sidecar_dirs WHERE dir = ?');
-  const setMark = db.prepare('INSERT OR REPLACE INTO sidecar_dirs (dir, mtime_ns, listed_at_ms) VALUES (?, ?, ?)');
+  const mark = db.prepare('SELECT mtime_ns, listed_at_ms, files FROM sidecar_dirs WHERE dir = ?');
+  const setMark = db.prepare('INSERT OR REPLACE INTO sidecar_dirs (dir, mtime_ns, listed_at_ms, files) VALUES (?, ?, ?, ?)');
   const dropMark = db.prepare('DELETE FROM sidecar_dirs WHERE dir = ?');
   const indexed = db.prepare('SELECT count(*) FROM sidecars WHERE dir = ?').pluck();
 
@@ -173,10 +173,11 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     // Stat the folder before listing it: a file added during the listing changes the time after this.
     const dirMtime = folderMtime(dir);
     const listedAt = Date.now();
-    const last = mark.get(dir) as { mtime_ns: string; listed_at_ms: number } | undefined;
+    const last = mark.get(dir) as { mtime_ns: string; listed_at_ms: number; files: number | null } | undefined;
     if (dirMtime !== undefined && last !== undefined && last.mtime_ns === String(dirMtime) && last.listed_at_ms - dirMtime >= RACY_MS) {
       counts.unchanged_dirs++;
-      counts.files += Number(indexed.get(dir));
+      // Counted when the folder was listed (a mark from before that count existed: counted now).
+      counts.files += last.files ?? Number(indexed.get(dir));
       continue;
     }
     const before = new Map<string, { size: number; mtime_ns: string }>();
@@ -204,7 +205,7 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
       });
       for (const path of vanished) remove.run(path);
       if (dirMtime === undefined) dropMark.run(dir);
-      else setMark.run(dir, String(dirMtime), listedAt);
+      else setMark.run(dir, String(dirMtime), listedAt, unchanged + read);
     })();
     counts.files += unchanged + read;
     counts.read += read;
@@ -301,22 +302,42 @@ export function queryValid(db: Database, dirs: readonly string[], filter: Sideca
   return rows.map(toRecord);
 }
 
-/** The report's totals over every matching valid sidecar, computed by SQLite. */
+/**
+ * The report's totals over every matching valid sidecar, computed by SQLite in one pass over the
+ * sidecars_totals index (one row per surface, summed here).
+ */
 export function queryTotals(db: Database, dirs: readonly string[], filter: SidecarFilter): SidecarTotals {
+  const { sql, params } = totalsQuery(dirs, filter);
+  const groups = db.prepare(sql).all(...params) as Array<Omit<SidecarTotals, 'by_surface'> & { surface: string }>;
+  const totals: SidecarTotals = { sidecars: 0, needs_review: 0, degraded: 0, confidence_reported: 0, confidence_sum: 0, by_surface: {} };
+  for (const g of groups) {
+    totals.sidecars += g.sidecars;
+    totals.needs_review += g.needs_review;
+    totals.degraded += g.degraded;
+    totals.confidence_reported += g.confidence_reported;
+    totals.confidence_sum += g.confidence_sum;
+    totals.by_surface[g.surface] = g.sidecars;
+  }
+  return totals;
+}
+
+/** The statement queryTotals runs (exported for the query-plan test). */
+export function totalsQuery(dirs: readonly string[], filter: SidecarFilter): { sql: string; params: unknown[] } {
   const { sql, params } = whereClause(dirs, filter);
-  const totals = db
-    .prepare(`SELECT COUNT(*) AS sidecars, COALESCE(SUM(needs_review), 0) AS needs_review, COALESCE(SUM(degraded), 0) AS degraded,
-                     COUNT(confidence) AS confidence_reported, COALESCE(SUM(confidence), 0) AS confidence_sum
-              FROM sidecars WHERE ${sql}`)
-    .get(...params) as Omit<SidecarTotals, 'by_surface'>;
-  const bySurface = db.prepare(`SELECT surface, COUNT(*) AS n FROM sidecars WHERE ${sql} GROUP BY surface`).all(...params) as Array<{
-    surface: string;
-    n: number;
-  }>;
-  return { ...totals, by_surface: Object.fromEntries(bySurface.map((r) => [r.surface, r.n])) };
+  return {
+    sql: `SELECT surface, COUNT(*) AS sidecars, COALESCE(SUM(needs_review), 0) AS needs_review, COALESCE(SUM(degraded), 0) AS degraded,
+                 COUNT(confidence) AS confidence_reported, COALESCE(SUM(confidence), 0) AS confidence_sum
+          FROM sidecars WHERE ${sql} GROUP BY surface`,
+    params,
+  };
+}
+
+/** The statement queryInvalid runs (exported for the query-plan test). */
+export function invalidQuery(dirs: readonly string[]): { sql: string; params: unknown[] } {
+  return { sql: `SELECT path, error FROM sidecars WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`, params: dirs.map((d) => resolve(d)) };
 }
 
 export function queryInvalid(db: Database, dirs: readonly string[]): Array<Pick<SidecarRecord, 'path' | 'error'>> {
-  const sql = `SELECT path, error FROM sidecars WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`;
-  return db.prepare(sql).all(...dirs.map((d) => resolve(d))) as Array<Pick<SidecarRecord, 'path' | 'error'>>;
+  const { sql, params } = invalidQuery(dirs);
+  return db.prepare(sql).all(...params) as Array<Pick<SidecarRecord, 'path' | 'error'>>;
 }

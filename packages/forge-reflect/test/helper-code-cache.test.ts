@@ -1,0 +1,159 @@
+/**
+ * The Stop hook's helper compiles itself with a V8 code cache kept in the user's cache folder
+ * (src/helper-code-cache.ts). These tests run the built helper (hooks/lib/reflect-helper.cjs) as the
+ * hook runs it, facts on stdin, and check: a first run writes the cache (0600 in a 0700 folder), a
+ * second run uses it (V8 took it: the file is left as it was), the sidecar is the same with and
+ * without it, and a cache that is not safe to use (a link, writable by others, garbage) is never
+ * used as it is: the helper compiles as usual and writes its own.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { codeCacheDir, codeCacheName, readCodeCache, writeCodeCache } from '../src/helper-code-cache.js';
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const HELPER = join(REPO_ROOT, 'hooks/lib/reflect-helper.cjs');
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'forge-code-cache-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs the built helper once with the facts of a small Stop; returns its status line and the sidecar text. */
+function runHelper(env: Record<string, string>): { status: string; sidecar: string } {
+  const payload = join(work, 'payload');
+  const statusFile = join(work, 'status');
+  const out = join(work, 'out.json');
+  rmSync(out, { force: true });
+  writeFileSync(payload, '{"v":1}\n{"session_id":"s1","last_assistant_message":"done\\n\\n```reflection\\n{\\"confidence\\":0.7,\\"most_likely_wrong\\":{\\"surface\\":\\"auth\\",\\"description\\":\\"token refresh\\"},\\"known_not_in_diff\\":null}\\n```\\n"}');
+  writeFileSync(statusFile, '# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0? src/auth/token.ts\0? docs/a.md\0');
+  const facts = [
+    `FORGE_H_OUT=${out}`,
+    `FORGE_H_STATUS=${statusFile}`,
+    'FORGE_H_STATUS_BASE=snapshot',
+    'FORGE_H_GIT_OK=1',
+    `FORGE_H_PAYLOAD=${payload}`,
+    'FORGE_H_SESSION_ID=s1',
+    'FORGE_H_TASK_REF=repo#main',
+    'FORGE_H_AGENT=claude-code',
+    'FORGE_H_REPO=repo',
+    'FORGE_H_TIMESTAMP=2026-11-27T00:00:00.000000Z',
+    'FORGE_H_MODE=solo',
+    'FORGE_H_ATTEMPT=1',
+    'FORGE_H_CLOSE_STDOUT=1',
+  ].map((f) => `${f}\0`).join('');
+  const clean = { ...process.env };
+  delete clean.XDG_CACHE_HOME;
+  delete clean.FORGE_CODE_CACHE;
+  const result = spawnSync(process.execPath, [HELPER], { input: facts, env: { ...clean, ...env }, encoding: 'utf8' });
+  expect(result.status).toBe(0);
+  return { status: result.stdout, sidecar: readFileSync(out, 'utf8') };
+}
+
+describe('the helper code cache, through the built helper', () => {
+  it('is written by the first run, 0600 in a 0700 folder, and used as it is by the next', () => {
+    const xdg = join(work, 'xdg');
+    const first = runHelper({ XDG_CACHE_HOME: xdg });
+    const dir = join(xdg, 'forge-reflect');
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(new RegExp(`^reflect-helper-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8$`));
+    const cache = join(dir, files[0] as string);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    const before = statSync(cache);
+    const second = runHelper({ XDG_CACHE_HOME: xdg });
+    // V8 accepted it: the helper left it alone (a refused cache is written anew, a new inode).
+    const after = statSync(cache);
+    expect(after.ino).toBe(before.ino);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    expect(second).toEqual(first);
+    expect(first.status).toBe('ok answer\n');
+    expect(JSON.parse(first.sidecar).risk.surface).toBe('auth');
+  });
+
+  it('gives the same sidecar with the cache turned off, and then writes none', () => {
+    const xdg = join(work, 'xdg');
+    const cached = runHelper({ XDG_CACHE_HOME: xdg });
+    runHelper({ XDG_CACHE_HOME: xdg });
+    const off = runHelper({ XDG_CACHE_HOME: join(work, 'other'), FORGE_CODE_CACHE: 'off' });
+    expect(off).toEqual(cached);
+    expect(existsSync(join(work, 'other'))).toBe(false);
+  });
+
+  it('falls back to HOME/.cache without XDG_CACHE_HOME, and to no cache without either', () => {
+    const home = join(work, 'home');
+    mkdirSync(home);
+    runHelper({ HOME: home });
+    expect(readdirSync(join(home, '.cache', 'forge-reflect'))).toHaveLength(1);
+    const none = runHelper({ HOME: 'relative/home' });
+    expect(none.status).toBe('ok answer\n');
+    expect(existsSync(join(work, 'relative'))).toBe(false);
+  });
+
+  it('never uses a cache that is garbage, writable by others or a link: the helper compiles as usual and writes its own', () => {
+    const xdg = join(work, 'xdg');
+    const expected = runHelper({ XDG_CACHE_HOME: xdg });
+    const dir = join(xdg, 'forge-reflect');
+    const name = readdirSync(dir)[0] as string;
+    const cache = join(dir, name);
+    const good = readFileSync(cache);
+
+    // Garbage of the right kind of file: V8 refuses it, the helper writes a good one over it.
+    const garbage = Buffer.alloc(good.length, 7);
+    writeFileSync(cache, garbage, { mode: 0o600 });
+    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(readFileSync(cache).equals(garbage)).toBe(false);
+    const rewritten = statSync(cache).ino;
+    runHelper({ XDG_CACHE_HOME: xdg });
+    expect(statSync(cache).ino).toBe(rewritten); // and V8 takes the new one
+
+    // Writable by the group: not read, replaced by a private one.
+    chmodSync(cache, 0o660);
+    const shared = statSync(cache).ino;
+    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(statSync(cache).ino).not.toBe(shared);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+
+    // A link planted at the name: not followed; the link itself is replaced, its target untouched.
+    const target = join(work, 'elsewhere.v8');
+    writeFileSync(target, good, { mode: 0o600 });
+    rmSync(cache);
+    symlinkSync(target, cache);
+    expect(readCodeCache(dir, name)).toBeUndefined();
+    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(statSync(cache).isFile()).toBe(true);
+    expect(readFileSync(target).equals(good)).toBe(true);
+  });
+});
+
+describe('the code cache, its parts', () => {
+  it('names the folder from XDG_CACHE_HOME, then HOME, only when absolute, and none when off', () => {
+    expect(codeCacheDir({ XDG_CACHE_HOME: '/x/cache/', HOME: '/h' })).toBe('/x/cache/forge-reflect');
+    expect(codeCacheDir({ XDG_CACHE_HOME: 'rel', HOME: '/h/' })).toBe('/h/.cache/forge-reflect');
+    expect(codeCacheDir({ HOME: 'rel' })).toBeNull();
+    expect(codeCacheDir({})).toBeNull();
+    expect(codeCacheDir({ FORGE_CODE_CACHE: 'off', HOME: '/h' })).toBeNull();
+  });
+
+  it('names the file by build, node version and architecture, in file-name-safe characters', () => {
+    expect(codeCacheName('abc', 'v20.20.2', 'x64')).toBe('reflect-helper-abc-v20.20.2-x64.v8');
+    expect(codeCacheName('a/b', 'v1 2', 'x')).toBe('reflect-helper-a_b-v1_2-x.v8');
+  });
+
+  it('reads back what it wrote, refuses a folder writable by others, and removes the caches of other builds', () => {
+    const dir = join(work, 'cache');
+    writeCodeCache(dir, 'reflect-helper-old-v1-x64.v8', Buffer.from('old'));
+    writeCodeCache(dir, 'reflect-helper-new-v1-x64.v8', Buffer.from('new'));
+    expect(readdirSync(dir)).toEqual(['reflect-helper-new-v1-x64.v8']);
+    expect(readCodeCache(dir, 'reflect-helper-new-v1-x64.v8')?.toString()).toBe('new');
+    chmodSync(dir, 0o777);
+    expect(readCodeCache(dir, 'reflect-helper-new-v1-x64.v8')).toBeUndefined();
+    writeCodeCache(dir, 'reflect-helper-newer-v1-x64.v8', Buffer.from('newer'));
+    expect(readdirSync(dir)).toEqual(['reflect-helper-new-v1-x64.v8']);
+  });
+});
