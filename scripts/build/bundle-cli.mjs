@@ -22,8 +22,14 @@ const yargsAssertLite = {
 const outdir = join(root, 'packages/forge-reflect/dist-bundle');
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  // quick-ingest.js: a plain `ingest` without yargs (bin/forge-reflect.js).
-  entryPoints: [join(root, 'packages/forge-reflect/dist/cli.js'), join(root, 'packages/forge-reflect/dist/quick-ingest.js')],
+  // quick-ingest.js: a plain `ingest` without yargs (bin/forge-reflect.js). sidecar-reader-worker.js:
+  // the worker thread a cold sidecar index reads with (report/sidecar-reader.ts finds it beside the
+  // chunk that starts it).
+  entryPoints: [
+    join(root, 'packages/forge-reflect/dist/cli.js'),
+    join(root, 'packages/forge-reflect/dist/quick-ingest.js'),
+    { in: join(root, 'packages/forge-reflect/dist/report/sidecar-reader-worker.js'), out: 'sidecar-reader-worker' },
+  ],
   outdir,
   bundle: true,
   splitting: true,

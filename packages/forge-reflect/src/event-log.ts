@@ -168,8 +168,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 7: how far each sealed segment of the spool log has been drained (spool-log.ts), moved on in the
   // transaction that inserts its records, so a record is never logged twice or skipped.
   `CREATE TABLE spool_segments (name TEXT PRIMARY KEY NOT NULL, done INTEGER NOT NULL) WITHOUT ROWID;`,
-  // 8: the report's totals (report/sidecar-index.ts queryTotals, queryInvalid) read from an index
-  // alone, grouped in its order: 100,000 sidecars are summed without reading a row of the table.
+  // 8: the report's totals (report/sidecar-index.ts queryTotals, queryInvalid) from an index alone,
+  // grouped in its order: 100,000 sidecars summed without reading a row of the table or sorting
+  // (~16 ms; ~60 ms with a sort, ~75 ms reading the rows). It costs a cold index ~10% of its inserts.
   `CREATE INDEX sidecars_totals ON sidecars (dir, valid, surface, needs_review, degraded, confidence, ts);`,
   // 9: how many sidecars a folder held when it was last listed, so a warm index counts none.
   `ALTER TABLE sidecar_dirs ADD COLUMN files INTEGER;`,

@@ -1,6 +1,6 @@
 /**
  * The report's totals and its list of invalid sidecars come from the sidecars_totals index alone
- * (EXPLAIN QUERY PLAN: a covering index, no table rows, no temporary b-tree for the grouping), and
+ * (EXPLAIN QUERY PLAN: a covering index, no row of the table read, no sort for the grouping), and
  * they are the sums a plain reading of the sidecars gives, with and without filters.
  */
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
@@ -77,7 +77,7 @@ describe('report totals', () => {
     }
   });
 
-  it('read the sidecars_totals index alone (EXPLAIN QUERY PLAN), grouped in its order', () => {
+  it('read the sidecars_totals index alone (EXPLAIN QUERY PLAN)', () => {
     const { dir, log } = setup();
     try {
       const plan = (q: { sql: string; params: unknown[] }) =>

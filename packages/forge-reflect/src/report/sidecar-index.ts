@@ -10,11 +10,15 @@
  * ticks coarsely: a file added in the same tick as the listing could leave the time unchanged). A
  * sidecar edited in place, without a rename, is re-read the next time its folder changes.
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Database } from '../event-log.js';
-import { recordFromText, type SidecarRecord } from './sidecar-record.js';
+import type { SidecarRecord } from './sidecar-record.js';
 import { isSidecarName } from '../sidecar-files.js';
+import { mtimeKey, normalizeTimestamp } from './sidecar-read.js';
+import { readSidecarRows } from './sidecar-reader.js';
+
+export { normalizeTimestamp };
 
 /** How far a folder's modification time must lie before its listing to be trusted next time. */
 export const RACY_MS = 2_000;
@@ -26,23 +30,6 @@ export interface IndexCounts {
   /** Files read and parsed because they were new or changed. */
   read: number;
   removed: number;
-}
-
-/**
- * `2026-11-22T10:00:00.5Z` → `2026-11-22T10:00:00.500000Z`: one width, so text order is time order
- * (the same form as the event log's `ts`).
- */
-export function normalizeTimestamp(ts: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(ts);
-  if (!m) return ts;
-  return `${m[1]}.${(m[2] ?? '').padEnd(6, '0').slice(0, 6)}Z`;
-}
-
-/** A sidecar found in a folder listing; its size and time are known once it was stat'ed or read. */
-interface Listed {
-  path: string;
-  size: number;
-  mtimeNs: string;
 }
 
 /**
@@ -60,9 +47,13 @@ function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mt
   } catch {
     return { present, changed, unchanged };
   }
+  // In name order: the rows then go into the path index in order (no page split in the middle of
+  // it), and a folder of sidecars written one after the other is read in the order it was written.
+  names.sort();
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   for (const name of names) {
     if (!isSidecarName(name)) continue;
-    const path = join(dir, name);
+    const path = prefix + name;
     const old = known.get(path);
     if (old === undefined) {
       present.add(path);
@@ -73,8 +64,7 @@ function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mt
       const stats = statSync(path);
       if (!stats.isFile()) continue;
       present.add(path);
-      const now = listedOf(path, stats);
-      if (old.size === now.size && old.mtime_ns === now.mtimeNs) unchanged++;
+      if (old.size === stats.size && old.mtime_ns === mtimeKey(stats)) unchanged++;
       else changed.push(path);
     } catch {
       // vanished between readdir and stat: it is simply not listed
@@ -93,63 +83,6 @@ function folderMtime(dir: string): number | undefined {
   }
 }
 
-/** One buffer for every sidecar read (grown to the largest): the text is decoded before the next read. */
-let readBuffer = Buffer.allocUnsafe(64 * 1024);
-
-/** The size and time a listing keeps for a file (mtimeMs keeps sub-millisecond digits: an exact key as text). */
-function listedOf(path: string, stats: { size: number; mtimeMs: number }): Listed {
-  return { path, size: stats.size, mtimeNs: String(stats.mtimeMs) };
-}
-
-/** The record of a sidecar that is there but cannot be read: indexed with the error, as a listing that sees it would. */
-function unreadable(path: string, listed: Listed, error: unknown): { listed: Listed; record: SidecarRecord } {
-  const code = (error as NodeJS.ErrnoException).code;
-  return { listed, record: { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` } };
-}
-
-/**
- * A sidecar's record with the size and time of exactly the file that was read (one open, one
- * fstat), or undefined when it is gone or not a regular file. Opened non-blocking: a FIFO or a
- * device with a sidecar's name must not hang the report (for a regular file the flag does nothing).
- */
-function readSidecar(path: string): { listed: Listed; record: SidecarRecord } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    // A regular file that cannot be opened (no permission) is indexed with the error; anything
-    // that cannot even be stat'ed is not listed.
-    try {
-      const stats = statSync(path);
-      return stats.isFile() ? unreadable(path, listedOf(path, stats), error) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  let listed: Listed = { path, size: 0, mtimeNs: '0' };
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
-    listed = listedOf(path, stats);
-    if (readBuffer.length < stats.size) readBuffer = Buffer.allocUnsafe(stats.size);
-    // Up to the size fstat gave, so the text and the listed size describe the same file, in one
-    // read for most files (no second read just to meet the end). A file that grows after the
-    // fstat is read again by the next index, whose stat sees the new size; one that shrinks stops
-    // where it ends.
-    let filled = 0;
-    while (filled < stats.size) {
-      const n = readSync(fd, readBuffer, filled, stats.size - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    return { listed, record: recordFromText(path, readBuffer.toString('utf8', 0, filled)) };
-  } catch (error) {
-    return unreadable(path, listed, error);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export interface IndexOptions {
   /** Called every few hundred files read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
@@ -163,7 +96,6 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = db.prepare('DELETE FROM sidecars WHERE path = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
-  const bool = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
   const mark = db.prepare('SELECT mtime_ns, listed_at_ms, files FROM sidecar_dirs WHERE dir = ?');
   const setMark = db.prepare('INSERT OR REPLACE INTO sidecar_dirs (dir, mtime_ns, listed_at_ms, files) VALUES (?, ?, ?, ?)');
   const dropMark = db.prepare('DELETE FROM sidecar_dirs WHERE dir = ?');
@@ -187,22 +119,18 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     let read = 0;
     // (what goes between the listing and its read joins `vanished` below)
     db.transaction(() => {
-      changed.forEach((path, i) => {
-        const got = readSidecar(path);
-        if (options.onProgress && (i + 1) % 500 === 0) options.onProgress(i + 1, changed.length);
-        if (got === undefined) {
+      let i = 0;
+      for (const { path, row } of readSidecarRows(changed)) {
+        if (options.onProgress && ++i % 500 === 0) options.onProgress(i, changed.length);
+        if (row === undefined) {
           // gone (or no longer a file) since the listing
           if (before.has(path)) vanished.push(path);
-          return;
+          continue;
         }
-        const { listed: f, record: r } = got;
         read++;
-        upsert.run(
-          f.path, dir, f.size, f.mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
-          r.task_ref, r.agent, r.session_id, r.repo, r.surface, r.score, bool(r.needs_review), r.confidence,
-          bool(r.degraded), r.mode, r.attempt, JSON.stringify(r.files),
-        );
-      });
+        const [p, size, mtimeNs, ...fields] = row;
+        upsert.run(p, dir, size, mtimeNs, ...fields);
+      }
       for (const path of vanished) remove.run(path);
       if (dirMtime === undefined) dropMark.run(dir);
       else setMark.run(dir, String(dirMtime), listedAt, unchanged + read);
@@ -304,7 +232,7 @@ export function queryValid(db: Database, dirs: readonly string[], filter: Sideca
 
 /**
  * The report's totals over every matching valid sidecar, computed by SQLite in one pass over the
- * sidecars_totals index (one row per surface, summed here).
+ * sidecars_totals index alone, in its order (one row per surface, summed here).
  */
 export function queryTotals(db: Database, dirs: readonly string[], filter: SidecarFilter): SidecarTotals {
   const { sql, params } = totalsQuery(dirs, filter);

@@ -1,0 +1,125 @@
+/**
+ * The sidecars an index must read. Many of them (a cold index) are read by two threads: a worker
+ * and the main thread, which also writes every row into SQLite. Reading and parsing a sidecar (open,
+ * fstat, read, close, JSON.parse, the schema check) costs more than its insert, so both threads
+ * read: the paths are cut into chunks that each thread claims from a shared counter, and the main
+ * thread reads a chunk itself only when no batch from the worker is waiting. The main thread stays
+ * synchronous (the index is one transaction): it takes the worker's batches with
+ * receiveMessageOnPort and, when every chunk is claimed, sleeps on a shared counter until the next.
+ * A chunk the worker claimed but did not deliver (it failed, or stalled for STALL_MS) is read
+ * inline, so the worker can only make the index faster, never lose a file.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
+
+/** From how many files a worker helps (below that its ~30 ms start costs more than it saves). */
+export const WORKER_FROM = 1_000;
+/** Paths per chunk (and per message from the worker). */
+export const CHUNK = 256;
+/** A worker that delivers nothing for this long is given up: what it claimed is read inline. */
+const STALL_MS = 10_000;
+
+/** What the worker posts: the rows of one chunk (null: gone or not a regular file), or its end. */
+export type ReaderMessage = { chunk: number; rows: Array<SidecarRow | null> } | { done: true };
+
+export interface ReaderData {
+  paths: string[];
+  port: MessagePort;
+  /** shared[0] counts the messages posted (the main thread sleeps on it); shared[1] is the next chunk to claim. */
+  shared: Int32Array;
+}
+
+/** A path and its row (undefined: gone, or not a regular file); every path once, in no set order. */
+export type ReadResult = { path: string; row: SidecarRow | undefined };
+
+/** Reads one chunk of `paths` on this thread. */
+function* readChunk(paths: readonly string[], chunk: number): Generator<ReadResult> {
+  const end = Math.min(paths.length, (chunk + 1) * CHUNK);
+  for (let i = chunk * CHUNK; i < end; i++) {
+    const path = paths[i] as string;
+    yield { path, row: readSidecarRow(path) };
+  }
+}
+
+export interface ReadOptions {
+  /** Read with a worker thread too (default: from WORKER_FROM paths on). */
+  worker?: boolean;
+  /** The main thread reads chunks too (default true; false: only what the worker leaves, for tests). */
+  mainReads?: boolean;
+  /** Counts, for tests: the chunks the worker delivered. */
+  stats?: { workerChunks: number };
+}
+
+export function* readSidecarRows(paths: readonly string[], options: ReadOptions = {}): Generator<ReadResult> {
+  const chunks = Math.ceil(paths.length / CHUNK);
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const useWorker = options.worker ?? paths.length >= WORKER_FROM;
+  const worker = useWorker ? startWorker(paths, shared) : undefined;
+  if (worker === undefined) {
+    for (let c = 0; c < chunks; c++) yield* readChunk(paths, c);
+    return;
+  }
+  const done = new Set<number>();
+  try {
+    let workerDone = false;
+    while (done.size < chunks) {
+      const posted = Atomics.load(shared, 0);
+      const got = workerDone ? undefined : (receiveMessageOnPort(worker.port) as { message: ReaderMessage } | undefined);
+      if (got !== undefined) {
+        const message = got.message;
+        if ('done' in message) {
+          workerDone = true;
+          continue;
+        }
+        done.add(message.chunk);
+        if (options.stats) options.stats.workerChunks++;
+        const start = message.chunk * CHUNK;
+        for (let i = 0; i < message.rows.length; i++) yield { path: paths[start + i] as string, row: message.rows[i] ?? undefined };
+        continue;
+      }
+      const mine = options.mainReads === false ? chunks : Atomics.add(shared, 1, 1);
+      if (mine < chunks) {
+        done.add(mine);
+        yield* readChunk(paths, mine);
+        continue;
+      }
+      // Every chunk is claimed: wait for the worker's, unless it has ended or stalls.
+      if (workerDone || Atomics.wait(shared, 0, posted, STALL_MS) === 'timed-out') {
+        for (let c = 0; c < chunks; c++) {
+          if (done.has(c)) continue;
+          done.add(c);
+          yield* readChunk(paths, c);
+        }
+      }
+    }
+  } finally {
+    worker.stop();
+  }
+}
+
+function startWorker(paths: readonly string[], shared: Int32Array): { port: MessagePort; stop: () => void } | undefined {
+  const url = new URL('./sidecar-reader-worker.js', import.meta.url);
+  // Run from the TypeScript sources (the unit tests), there is no worker file: read inline.
+  if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return undefined;
+  const { port1, port2 } = new MessageChannel();
+  let worker: Worker;
+  try {
+    const data: ReaderData = { paths: [...paths], port: port2, shared };
+    worker = new Worker(url, { workerData: data, transferList: [port2] });
+  } catch {
+    port1.close();
+    return undefined;
+  }
+  worker.unref();
+  return {
+    port: port1,
+    stop() {
+      // No chunk is left to claim (a worker still running stops at its next claim), then it goes.
+      Atomics.store(shared, 1, 0x3fffffff);
+      port1.close();
+      void worker.terminate();
+    },
+  };
+}
