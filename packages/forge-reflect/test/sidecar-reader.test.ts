@@ -5,14 +5,16 @@
  * once with the row an inline read gives: through the worker alone, shared with the main thread,
  * and with files that are broken, gone or not regular files among them.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
 type Reader = typeof import('../src/report/sidecar-reader.js');
+const CLI = new URL('../bin/forge-reflect.js', import.meta.url).pathname;
 const built = (await import(new URL('../dist/report/sidecar-reader.js', import.meta.url).href)) as Reader;
 
 function corpus(n: number): string[] {
@@ -57,6 +59,29 @@ describe('the sidecar reader', () => {
 
     const shared = [...built.readSidecarRows(paths, { worker: true })];
     expect(byPath(shared)).toEqual(byPath(inline));
+
+    // A worker started ahead (as a listing does), given its paths later.
+    const ahead = built.startSidecarReader();
+    expect(ahead).toBeDefined();
+    const early = { workerChunks: 0 };
+    const fromAhead = [...built.readSidecarRows(paths, { worker: ahead, mainReads: false, stats: early })];
+    expect(early.workerChunks).toBe(Math.ceil(1_300 / built.CHUNK));
+    expect(byPath(fromAhead)).toEqual(byPath(inline));
+  });
+
+  it('serves a cold report through the CLI: the totals of 1,200 sidecars, every one read once', () => {
+    const paths = corpus(1_200);
+    const dir = dirname(paths[0] as string);
+    const state = join(dirname(dir), 'state');
+    mkdirSync(state);
+    const r = spawnSync(process.execPath, [CLI, 'report', '--dir', dir, '--json', '--limit', '0'], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const inline = [...built.readSidecarRows(paths, { worker: false })];
+    const rows = inline.filter((x) => x.row !== undefined);
+    expect(out.index).toEqual({ files: rows.length, unchanged_dirs: 0, read: rows.length, removed: 0 });
+    expect(out.summary.sidecars).toBe(rows.filter((x) => x.row?.[3] === 1).length);
+    expect(out.summary.invalid).toBe(rows.filter((x) => x.row?.[3] === 0).length);
   });
 
   it('reads inline from the TypeScript sources, where there is no worker file', async () => {

@@ -16,7 +16,7 @@ import type { Database } from '../event-log.js';
 import type { SidecarRecord } from './sidecar-record.js';
 import { isSidecarName } from '../sidecar-files.js';
 import { mtimeKey, normalizeTimestamp } from './sidecar-read.js';
-import { readSidecarRows } from './sidecar-reader.js';
+import { readSidecarRows, startSidecarReader, WORKER_FROM, type StartedReader } from './sidecar-reader.js';
 
 export { normalizeTimestamp };
 
@@ -37,7 +37,10 @@ export interface IndexCounts {
  * A file the index already knows is stat'ed, to tell whether it changed; a new one is not: reading
  * it gives its size and time (readSidecar), so a cold index costs one open per file, no extra stat.
  */
-function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mtime_ns: string }>): { present: Set<string>; changed: string[]; unchanged: number } {
+function listSidecars(
+  dir: string,
+  known: ReadonlyMap<string, { size: number; mtime_ns: string }>,
+): { present: Set<string>; changed: string[]; unchanged: number; reader: StartedReader | undefined } {
   const present = new Set<string>();
   const changed: string[] = [];
   let unchanged = 0;
@@ -45,18 +48,19 @@ function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mt
   try {
     names = readdirSync(dir);
   } catch {
-    return { present, changed, unchanged };
+    return { present, changed, unchanged, reader: undefined };
   }
-  // In name order: the rows then go into the path index in order (no page split in the middle of
-  // it), and a folder of sidecars written one after the other is read in the order it was written.
-  names.sort();
+  // Many files the index does not know yet (a cold index): the reader's worker starts now and boots
+  // while the rest of the listing runs.
+  const reader = names.length - known.size >= WORKER_FROM ? startSidecarReader() : undefined;
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   for (const name of names) {
     if (!isSidecarName(name)) continue;
     const path = prefix + name;
     const old = known.get(path);
     if (old === undefined) {
-      present.add(path);
+      // (`present` serves to find what vanished, and nothing can when nothing was known)
+      if (known.size > 0) present.add(path);
       changed.push(path);
       continue;
     }
@@ -70,7 +74,7 @@ function listSidecars(dir: string, known: ReadonlyMap<string, { size: number; mt
       // vanished between readdir and stat: it is simply not listed
     }
   }
-  return { present, changed, unchanged };
+  return { present, changed, unchanged, reader };
 }
 
 /** The folder's modification time in ms (sub-millisecond digits kept), or undefined when it cannot be read. */
@@ -114,13 +118,16 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     }
     const before = new Map<string, { size: number; mtime_ns: string }>();
     for (const row of known.all(dir) as Array<{ path: string; size: number; mtime_ns: string }>) before.set(row.path, row);
-    const { present, changed, unchanged } = listSidecars(dir, before);
+    const { present, changed, unchanged, reader } = listSidecars(dir, before);
+    // The worker only for many files to read (waiting for it to boot costs more than a few reads).
+    const worker = reader !== undefined && changed.length >= WORKER_FROM ? reader : false;
+    if (reader !== undefined && worker === false) reader.stop();
     const vanished = [...before.keys()].filter((p) => !present.has(p));
     let read = 0;
     // (what goes between the listing and its read joins `vanished` below)
     db.transaction(() => {
       let i = 0;
-      for (const { path, row } of readSidecarRows(changed)) {
+      for (const { path, row } of readSidecarRows(changed, { worker })) {
         if (options.onProgress && ++i % 500 === 0) options.onProgress(i, changed.length);
         if (row === undefined) {
           // gone (or no longer a file) since the listing

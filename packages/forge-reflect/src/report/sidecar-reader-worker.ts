@@ -1,15 +1,14 @@
 /**
- * The worker thread of sidecar-reader.ts: claims chunks of the paths from the shared counter, reads
- * them and posts each chunk's rows, counting each post in the shared signal so the main thread
- * wakes for it. It ends with `{ done: true }`, after a failure too: a chunk it claimed and did not
+ * The worker thread of sidecar-reader.ts: given its paths (the first message), claims chunks of them
+ * from the shared counter, reads them and posts each chunk's rows, counting each post in the shared
+ * signal so the main thread wakes for it. It ends with `{ done: true }`, after a failure too: a chunk it claimed and did not
  * post is read by the main thread.
  */
 import { workerData } from 'node:worker_threads';
 import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
 import { CHUNK, type ReaderData, type ReaderMessage } from './sidecar-reader.js';
 
-const { paths, port, shared } = workerData as ReaderData;
-const chunks = Math.ceil(paths.length / CHUNK);
+const { port, shared } = workerData as ReaderData;
 
 function post(message: ReaderMessage): void {
   port.postMessage(message);
@@ -17,16 +16,24 @@ function post(message: ReaderMessage): void {
   Atomics.notify(shared, 0);
 }
 
-try {
+function read(paths: string[]): void {
+  const chunks = Math.ceil(paths.length / CHUNK);
   for (let chunk = Atomics.add(shared, 1, 1); chunk < chunks; chunk = Atomics.add(shared, 1, 1)) {
     const rows: Array<SidecarRow | null> = [];
     const end = Math.min(paths.length, (chunk + 1) * CHUNK);
     for (let i = chunk * CHUNK; i < end; i++) rows.push(readSidecarRow(paths[i] as string) ?? null);
     post({ chunk, rows });
   }
-} catch {
-  // the chunk not posted is read by the main thread
-} finally {
-  post({ done: true });
-  port.close();
 }
+
+// Started while the folder is listed; the paths come as the first message.
+port.once('message', (paths: string[]) => {
+  try {
+    read(paths);
+  } catch {
+    // the chunk not posted is read by the main thread
+  } finally {
+    post({ done: true });
+    port.close();
+  }
+});

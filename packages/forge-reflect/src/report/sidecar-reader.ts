@@ -25,7 +25,7 @@ const STALL_MS = 10_000;
 export type ReaderMessage = { chunk: number; rows: Array<SidecarRow | null> } | { done: true };
 
 export interface ReaderData {
-  paths: string[];
+  /** The paths come as the first message on the port. */
   port: MessagePort;
   /** shared[0] counts the messages posted (the main thread sleeps on it); shared[1] is the next chunk to claim. */
   shared: Int32Array;
@@ -44,8 +44,8 @@ function* readChunk(paths: readonly string[], chunk: number): Generator<ReadResu
 }
 
 export interface ReadOptions {
-  /** Read with a worker thread too (default: from WORKER_FROM paths on). */
-  worker?: boolean;
+  /** Read with a worker thread too (default: from WORKER_FROM paths on), or with this one, already started. */
+  worker?: boolean | StartedReader;
   /** The main thread reads chunks too (default true; false: only what the worker leaves, for tests). */
   mainReads?: boolean;
   /** Counts, for tests: the chunks the worker delivered. */
@@ -54,13 +54,14 @@ export interface ReadOptions {
 
 export function* readSidecarRows(paths: readonly string[], options: ReadOptions = {}): Generator<ReadResult> {
   const chunks = Math.ceil(paths.length / CHUNK);
-  const shared = new Int32Array(new SharedArrayBuffer(8));
-  const useWorker = options.worker ?? paths.length >= WORKER_FROM;
-  const worker = useWorker ? startWorker(paths, shared) : undefined;
+  const given = options.worker;
+  const worker = typeof given === 'object' ? given : (given ?? paths.length >= WORKER_FROM) ? startSidecarReader() : undefined;
   if (worker === undefined) {
     for (let c = 0; c < chunks; c++) yield* readChunk(paths, c);
     return;
   }
+  const { shared } = worker;
+  worker.begin(paths);
   const done = new Set<number>();
   try {
     let workerDone = false;
@@ -99,14 +100,27 @@ export function* readSidecarRows(paths: readonly string[], options: ReadOptions 
   }
 }
 
-function startWorker(paths: readonly string[], shared: Int32Array): { port: MessagePort; stop: () => void } | undefined {
+/** A worker started before its paths are known (it boots while the folder is listed). */
+export interface StartedReader {
+  port: MessagePort;
+  shared: Int32Array;
+  /** Gives the worker its paths (once). */
+  begin: (paths: readonly string[]) => void;
+  stop: () => void;
+}
+
+/**
+ * Starts a reader worker ahead of its paths, or undefined when there is no worker file (run from the
+ * TypeScript sources: the unit tests) or it cannot start. Pass it to readSidecarRows, or stop it.
+ */
+export function startSidecarReader(): StartedReader | undefined {
   const url = new URL('./sidecar-reader-worker.js', import.meta.url);
-  // Run from the TypeScript sources (the unit tests), there is no worker file: read inline.
   if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return undefined;
+  const shared = new Int32Array(new SharedArrayBuffer(8));
   const { port1, port2 } = new MessageChannel();
   let worker: Worker;
   try {
-    const data: ReaderData = { paths: [...paths], port: port2, shared };
+    const data: ReaderData = { port: port2, shared };
     worker = new Worker(url, { workerData: data, transferList: [port2] });
   } catch {
     port1.close();
@@ -115,6 +129,10 @@ function startWorker(paths: readonly string[], shared: Int32Array): { port: Mess
   worker.unref();
   return {
     port: port1,
+    shared,
+    begin(paths) {
+      port1.postMessage([...paths]);
+    },
     stop() {
       // No chunk is left to claim (a worker still running stops at its next claim), then it goes.
       Atomics.store(shared, 1, 0x3fffffff);
