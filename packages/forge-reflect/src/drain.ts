@@ -26,6 +26,7 @@ import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js'
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
 import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
+import { startMover, type Mover } from './spool-mover.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
@@ -71,6 +72,8 @@ export interface DrainOptions {
   lock?: LockOptions;
   /** A drain of at least this many files moves them into a trash folder instead of unlinking each (default 256). */
   trashFrom?: number;
+  /** Move committed files into the trash on a worker thread (default true; tests turn it off or on). */
+  moverWorker?: boolean;
   /** Removes the trash folders after the drain (default: a detached `rm -rf`, see spool-trash.ts). */
   removeTrash?: (dirs: readonly string[]) => void;
 }
@@ -240,6 +243,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     return counts;
   }
   const trash = staleTrash(spool, names, now());
+  let mover: Mover | undefined;
   try {
     counts.removedTemp = removeStaleTemps(spool, temps, now());
     const sealed = liveLog ? sealLiveLog(spool, now()) : undefined;
@@ -254,18 +258,14 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       counts.busy = true;
       return counts;
     }
-    let remove = (name: string): void => unlinkQuietly(join(spool, name));
+    // Committed files leave the spool: unlinked one by one when few, else moved into a trash folder
+    // (spool-trash.ts) by a worker thread while the next batch is read (spool-mover.ts).
+    mover = { kind: 'inline', move: (done) => done.forEach((name) => unlinkQuietly(join(spool, name))), finish: () => {} };
     if (events.length >= (options.trashFrom ?? DEFAULT_TRASH_FROM)) {
       try {
         const dir = createTrash(spool, now());
         trash.push(dir);
-        remove = (name) => {
-          try {
-            renameSync(join(spool, name), join(dir, name));
-          } catch {
-            unlinkQuietly(join(spool, name));
-          }
-        };
+        mover = startMover(spool, dir, options.moverWorker ?? true);
       } catch {
         // no trash folder: unlink each
       }
@@ -314,7 +314,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           done.push(name);
         }
         if (!commit(rows)) break;
-        for (const name of done) remove(name);
+        mover.move(done);
       }
       if (!counts.busy && segments.length > 0) {
         const result = drainSegments(segments, {
@@ -335,6 +335,8 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       if (options.log === undefined) log.close();
     }
   } finally {
+    // Every committed file out of the spool before the lock goes (a worker's moves included).
+    mover?.finish();
     lock.release();
     if (trash.length > 0) {
       try {

@@ -28,12 +28,13 @@ const KILLS = 24;
 const POINTS = ['before-batch', 'in-transaction', 'after-commit', 'mid-unlink'] as const;
 type Point = (typeof POINTS)[number];
 
-// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k, trashFrom
-// "mid-unlink" is the removal of the batch's files: unlinks, or renames into the trash folder.
+// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k, trashFrom, mover
+// "mid-unlink" is the removal of the batch's files: unlinks, or renames into the trash folder (on
+// this thread: mover 'inline'; with mover 'worker' a worker thread renames them, see below).
 const DRAINER = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-const [drainUrl, logUrl, stateDir, point, nth, k, trashFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7])];
+const [drainUrl, logUrl, stateDir, point, nth, k, trashFrom, mover] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7]), process.argv[8]];
 const die = () => process.kill(process.pid, 'SIGKILL');
 let unlinking = false;
 let unlinked = 0;
@@ -64,13 +65,13 @@ const faulty = { ...log, insertBatch(rows) {
   if (here && point === 'mid-unlink') unlinking = true;
   return result;
 } };
-drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, trashFrom, removeTrash: () => {} });
+drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, trashFrom, removeTrash: () => {}, moverWorker: mover === 'worker' });
 `;
 
-function drainAndDie(stateDir: string, point: Point, batch: number, k: number, trashFrom: number): Promise<NodeJS.Signals | null> {
+function drainAndDie(stateDir: string, point: Point, batch: number, k: number, trashFrom: number, mover: Mover = 'inline'): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(trashFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(trashFrom), mover], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -91,6 +92,8 @@ function leftBoth(point: Point, k: number): number {
   if (point === 'mid-unlink') return BATCH - k;
   return 0; // killed before the commit: the transaction rolled back as a whole
 }
+
+type Mover = 'inline' | 'worker';
 
 describe.each([
   ['unlinks', 1e9],
@@ -120,7 +123,7 @@ describe.each([
       expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
       expect(logged.length).toBeGreaterThan(before); // batches before the fault committed
     }
-    const last = drainSpool(state, { warn: () => {}, trashFrom, removeTrash: () => {} });
+    const last = drainSpool(state, { warn: () => {}, trashFrom, removeTrash: () => {}, moverWorker: false });
     expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
     expect(last.alreadyPresent).toBe(leftBoth(POINTS[(KILLS - 1) % POINTS.length] as Point, 1 + (((KILLS - 1) * 7) % (BATCH - 1))));
     expect(spoolEventFiles(state)).toEqual([]);
@@ -136,5 +139,52 @@ describe.each([
     // With trashFrom 1 every file ends in exactly one trash folder, whichever drain moved it.
     expect(trashed.length).toBe(trashFrom === 1 ? EVENTS : 0);
     expect(new Set(trashed).size).toBe(trashed.length);
+  }, 120_000);
+});
+
+// A drain of many files moves them into the trash on a worker thread (src/spool-mover.ts) while it
+// logs the next batch. Killed before, inside or after a batch's commit, the worker may be moving the
+// batches before it: a committed file can then still be in the spool (the next drain finds it
+// logged), but nothing is lost, nothing doubled, and no file reaches the trash before its row is
+// committed. (DIST's drain finds the worker file beside it, as the CLI's does.)
+describe('the drain SIGKILLed at each point of a batch while a worker thread moves its files into the trash', () => {
+  it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
+    const state = tempDir();
+    const ids: string[] = [];
+    for (let i = 0; i < EVENTS; i++) {
+      const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
+      ids.push(name.slice(0, -'.event'.length));
+    }
+    const all = [...ids].sort();
+    const spool = join(state, 'spool');
+    const trashedIds = () =>
+      readdirSync(spool)
+        .filter((n) => n.startsWith(TRASH_PREFIX))
+        .flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
+    const points = POINTS.filter((p) => p !== 'mid-unlink'); // the renames are the worker's: no kill hook there
+    for (let kill = 0; kill < KILLS; kill++) {
+      const point = points[kill % points.length] as Point;
+      const batch = 1 + (kill % 3);
+      const k = 1 + ((kill * 7) % (BATCH - 1));
+      const before = loggedIds(state).length;
+      expect(await drainAndDie(state, point, batch, k, 1, 'worker'), `${point} of batch ${batch}`).toBe('SIGKILL');
+      const logged = loggedIds(state);
+      const inLog = new Set(logged);
+      const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
+      const trashed = trashedIds();
+      expect([...new Set([...logged, ...spooled])].sort()).toEqual(all); // nothing lost
+      expect(trashed.filter((id) => !inLog.has(id)), `${point} of batch ${batch}`).toEqual([]); // trashed only once committed
+      expect(new Set([...spooled, ...trashed]).size).toBe(spooled.length + trashed.length); // in one place only
+      const committedBatches = point === 'after-commit' ? batch + 1 : batch;
+      expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
+      // (no "more than before": the first batches of this drain may all be files a kill left committed)
+      expect(logged.length).toBeGreaterThanOrEqual(before);
+    }
+    const last = drainSpool(state, { warn: () => {}, trashFrom: 1, removeTrash: () => {}, moverWorker: true });
+    expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
+    expect(spoolEventFiles(state)).toEqual([]);
+    expect(loggedIds(state)).toEqual(all); // exactly once
+    const trashed = trashedIds();
+    expect(trashed.sort()).toEqual(all); // every file ends in exactly one trash folder
   }, 120_000);
 });

@@ -18,8 +18,11 @@ import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
 export const WORKER_FROM = 1_000;
 /** Paths per chunk (and per message from the worker). */
 export const CHUNK = 256;
-/** A worker that delivers nothing for this long is given up: what it claimed is read inline. */
-const STALL_MS = 10_000;
+/**
+ * A worker that delivers nothing for this long is given up: what it claimed is read inline (a chunk
+ * takes it a few ms; a worker that failed to start never delivers).
+ */
+const STALL_MS = 2_000;
 
 /** What the worker posts: the rows of one chunk (null: gone or not a regular file), or its end. */
 export type ReaderMessage = { chunk: number; rows: Array<SidecarRow | null> } | { done: true };
@@ -121,11 +124,14 @@ export function startSidecarReader(): StartedReader | undefined {
   let worker: Worker;
   try {
     const data: ReaderData = { port: port2, shared };
-    worker = new Worker(url, { workerData: data, transferList: [port2] });
+    // No execArgv of this process (an --input-type or a --require is not for the worker).
+    worker = new Worker(url, { workerData: data, transferList: [port2], execArgv: [] });
   } catch {
     port1.close();
     return undefined;
   }
+  // A worker that fails is replaced by reading inline; its error must not end this process.
+  worker.on('error', () => {});
   worker.unref();
   return {
     port: port1,
