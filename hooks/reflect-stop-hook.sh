@@ -432,7 +432,8 @@ fi
 # (forge_stop_commit). That saves an `mv` while node starts.
 stop_tmp=$FORGE_SPOOL_TMP stop_name=$FORGE_SPOOL_NAME
 FORGE_SPOOL_TMP=''
-forge_helper_send FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
+# First of all the folder of the helper's V8 code cache (it reads that before it compiles itself).
+forge_helper_send FORGE_H_CODE_CACHE="$FORGE_STATE/cache" FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
 # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
 forge_now_iso
 now_iso=$FORGE_NOW_ISO

@@ -69,13 +69,12 @@ export async function run(ctx) {
   const toolPayload = Buffer.from(JSON.stringify(JSON.parse(prettyPayload.toString('utf8'))));
   const bigPayload = Buffer.from(JSON.stringify({ ...JSON.parse(prettyPayload.toString('utf8')), padding: 'x'.repeat(2_900) }));
   const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
-  // The Stop hook's helper keeps a V8 code cache in the user's cache folder (src/helper-code-cache.ts):
-  // here a folder of the bench's own, so the first timed Stop writes it and the others use it, as a
-  // user's Stops do after their first. One row times the Stop hook without it, as context.
-  const codeCache = mkdtempSync(join(tmpdir(), 'forge-bench-cache-'));
+  // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper-code-cache.ts): the
+  // first timed Stop of a repo writes it and the others use it, as a user's Stops do after their
+  // first. One row times the Stop hook without it, as context.
   const env = (repo, mode, extra = {}) => {
     // No detached drain after each Stop: it would load the machine during later timed runs.
-    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off', XDG_CACHE_HOME: codeCache };
+    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
     delete e.REFLECTION_MODE;
     delete e.FORGE_CODE_CACHE;
     if (mode) e.REFLECTION_MODE = mode;
@@ -164,6 +163,6 @@ export async function run(ctx) {
     rows.push({ what: 'stop hook vs diff size', exponent: growthExponent(points), points, target: 'context (1 = linear)' });
     return rows;
   } finally {
-    for (const r of [...repos, codeCache]) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    for (const r of repos) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

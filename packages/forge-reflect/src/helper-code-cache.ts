@@ -3,17 +3,19 @@
  * as source text at build time) with a V8 code cache, runs it, and, when there was no usable cache,
  * writes one once the helper is done with the hook (stdout closed: the hook no longer waits).
  *
- * Why: node compiles every function the first time it runs it. For the helper that was ~4 ms of a
- * ~32 ms Stop (node's own start is ~24 ms of it), on the hook's critical path at every turn. With the
+ * Why: node compiles every function the first time it runs it. For the helper that was ~3 ms of a
+ * Stop hook whose floor is node's own start, on the hook's critical path at every turn. With the
  * code cache the compiled functions are read back instead.
  *
- * Where: `$XDG_CACHE_HOME/forge-reflect/`, else `$HOME/.cache/forge-reflect/`, one file per helper
- * build, node version and architecture. Not in the repo's `.forge/`: a file there could come from a
- * clone, and a code cache is code. A cache is used only when its folder and file are this user's,
- * writable by nobody else, and the file is a regular file reached without a link. V8 itself refuses
- * a cache of another V8 version, other flags or another source; the helper then compiles as usual
- * and writes a new one. `FORGE_CODE_CACHE=off` turns it off. Nothing here can fail the helper: any
- * error only means no cache.
+ * Where: in the state dir, `.forge/cache/`, one file per helper build, node version and
+ * architecture: the hook names the folder in its first fact on stdin (FORGE_H_CODE_CACHE), which
+ * this reads before anything else and hands on to the helper with the rest. A code cache is code,
+ * so one is used only when its folder and file are this user's and open to no one else (0700 and
+ * 0600, as the hook makes them under umask 077) and the file is a regular file reached without a
+ * link; SECURITY.md says what a cloned repo's `.forge/` means. V8 itself refuses a cache of another
+ * V8 version, other flags or another source; the helper then compiles as usual and writes a new
+ * one. `FORGE_CODE_CACHE=off` turns it off. Nothing here can fail the helper: any error only means
+ * no cache.
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { Script } from 'node:vm';
@@ -25,19 +27,52 @@ declare const HELPER_BUILD_ID: string;
 const CACHE_MAX_BYTES = 8 * 1024 * 1024;
 const PREFIX = 'reflect-helper-';
 
-/** The cache folder for this environment, or null (turned off, or no absolute HOME or XDG_CACHE_HOME). */
-export function codeCacheDir(env: Record<string, string | undefined>): string | null {
-  if (env.FORGE_CODE_CACHE === 'off') return null;
-  const xdg = env.XDG_CACHE_HOME;
-  if (xdg?.startsWith('/')) return `${xdg.replace(/\/+$/, '')}/forge-reflect`;
-  const home = env.HOME;
-  if (home?.startsWith('/')) return `${home.replace(/\/+$/, '')}/.cache/forge-reflect`;
-  return null;
+/** The fact that names the cache folder, first on the helper's stdin. */
+export const CACHE_FACT = 'FORGE_H_CODE_CACHE=';
+
+/** The cache folder the hook named in its first fact, or null (none named, not absolute, or turned off). */
+export function codeCacheDir(firstFact: string, env: Record<string, string | undefined>): string | null {
+  if (env.FORGE_CODE_CACHE === 'off' || !firstFact.startsWith(CACHE_FACT)) return null;
+  const dir = firstFact.slice(CACHE_FACT.length);
+  return dir.startsWith('/') ? withoutTrailingSlashes(dir) || '/' : null;
+}
+
+/**
+ * Reads stdin up to the end of its first NUL-terminated record (or its end, or 64 KiB): every byte
+ * read, and the first record's text. Blocking reads of a pipe return what is there, so this takes
+ * no more than the hook has already sent.
+ */
+function readFirstFact(): { read: Buffer; first: string } {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let filled = 0;
+  try {
+    while (filled < buffer.length) {
+      const n = readSync(0, buffer, filled, buffer.length - filled, null);
+      if (n === 0) break;
+      filled += n;
+      if (buffer.subarray(filled - n, filled).includes(0)) break;
+    }
+  } catch {
+    // stdin closed or unreadable: the helper reads what it can
+  }
+  const read = buffer.subarray(0, filled);
+  const end = read.indexOf(0);
+  return { read, first: read.subarray(0, end < 0 ? read.length : end).toString('utf8') };
+}
+
+// (String work without regexes here: a regex is compiled on first use, ~0.1 ms each, and this runs
+// before anything else at every Stop.)
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === '/') end--;
+  return path.slice(0, end);
 }
 
 /** The cache's file name: the helper build, node's version and the architecture (V8 checks the rest). */
 export function codeCacheName(buildId: string, version: string, arch: string): string {
-  return `${PREFIX}${buildId}-${version}-${arch}.v8`.replace(/[^A-Za-z0-9._-]/g, '_');
+  let name = '';
+  for (const c of `${PREFIX}${buildId}-${version}-${arch}.v8`) name += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c === '.' || c === '_' || c === '-' ? c : '_';
+  return name;
 }
 
 /** Owned by this user and writable by no one else. */
@@ -99,16 +134,17 @@ export function writeCodeCache(dir: string, name: string, data: Buffer): void {
 }
 
 function start(): void {
-  const dir = codeCacheDir(process.env);
+  const { read, first } = readFirstFact();
+  const dir = codeCacheDir(first, process.env);
   const name = codeCacheName(HELPER_BUILD_ID, process.version, process.arch);
   const cached = dir === null ? undefined : readCodeCache(dir, name);
-  // The CommonJS wrapper, as node's own loader gives a module.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${HELPER_SOURCE}\n})`, {
+  // The CommonJS wrapper, as node's own loader gives a module, and what was read of stdin.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})`, {
     filename: __filename,
     ...(cached === undefined ? {} : { cachedData: cached }),
   });
-  const run = script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string) => void;
-  run(module.exports, require, module, __filename, __dirname);
+  const run = script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string, stdin: Buffer) => void;
+  run(module.exports, require, module, __filename, __dirname, read);
   // The helper is done with the hook: a cache written now costs the hook nothing.
   if (dir !== null && (cached === undefined || script.cachedDataRejected === true)) {
     try {

@@ -338,11 +338,19 @@ function parseFacts(text: string): Record<string, string> {
   return facts;
 }
 
+/**
+ * What the start (helper-code-cache.ts) already read of stdin to find the code cache's folder, passed
+ * in by its module wrapper; the rest is read here.
+ */
+declare const FORGE_STDIN_READ: Buffer | undefined;
+
 function readFacts(): Record<string, string> {
+  const already = typeof FORGE_STDIN_READ === 'undefined' ? undefined : FORGE_STDIN_READ;
   try {
-    return parseFacts(readFileSync(0).toString('utf8'));
+    const rest = readFileSync(0);
+    return parseFacts((already === undefined ? rest : Buffer.concat([already, rest])).toString('utf8'));
   } catch {
-    return {};
+    return already === undefined ? {} : parseFacts(already.toString('utf8'));
   }
 }
 

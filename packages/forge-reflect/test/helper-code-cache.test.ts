@@ -1,7 +1,7 @@
 /**
- * The Stop hook's helper compiles itself with a V8 code cache kept in the user's cache folder
- * (src/helper-code-cache.ts). These tests run the built helper (hooks/lib/reflect-helper.cjs) as the
- * hook runs it, facts on stdin, and check: a first run writes the cache (0600 in a 0700 folder), a
+ * The Stop hook's helper compiles itself with a V8 code cache kept in the state dir's cache/ folder,
+ * which the hook names in its first fact (src/helper-code-cache.ts). These tests run the built helper
+ * (hooks/lib/reflect-helper.cjs) as the hook runs it, facts on stdin, and check: a first run writes the cache (0600 in a 0700 folder), a
  * second run uses it (V8 took it: the file is left as it was), the sidecar is the same with and
  * without it, and a cache that is not safe to use (a link, writable by others, garbage) is never
  * used as it is: the helper compiles as usual and writes its own.
@@ -23,8 +23,11 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs the built helper once with the facts of a small Stop; returns its status line and the sidecar text. */
-function runHelper(env: Record<string, string>): { status: string; sidecar: string } {
+/**
+ * Runs the built helper once with the facts of a small Stop, the cache folder `cache` named first
+ * (none: not named); returns its status line and the sidecar text.
+ */
+function runHelper(cache: string | null, env: Record<string, string> = {}): { status: string; sidecar: string } {
   const payload = join(work, 'payload');
   const statusFile = join(work, 'status');
   const out = join(work, 'out.json');
@@ -32,6 +35,7 @@ function runHelper(env: Record<string, string>): { status: string; sidecar: stri
   writeFileSync(payload, '{"v":1}\n{"session_id":"s1","last_assistant_message":"done\\n\\n```reflection\\n{\\"confidence\\":0.7,\\"most_likely_wrong\\":{\\"surface\\":\\"auth\\",\\"description\\":\\"token refresh\\"},\\"known_not_in_diff\\":null}\\n```\\n"}');
   writeFileSync(statusFile, '# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0? src/auth/token.ts\0? docs/a.md\0');
   const facts = [
+    ...(cache === null ? [] : [`FORGE_H_CODE_CACHE=${cache}`]),
     `FORGE_H_OUT=${out}`,
     `FORGE_H_STATUS=${statusFile}`,
     'FORGE_H_STATUS_BASE=snapshot',
@@ -47,7 +51,6 @@ function runHelper(env: Record<string, string>): { status: string; sidecar: stri
     'FORGE_H_CLOSE_STDOUT=1',
   ].map((f) => `${f}\0`).join('');
   const clean = { ...process.env };
-  delete clean.XDG_CACHE_HOME;
   delete clean.FORGE_CODE_CACHE;
   const result = spawnSync(process.execPath, [HELPER], { input: facts, env: { ...clean, ...env }, encoding: 'utf8' });
   expect(result.status).toBe(0);
@@ -56,9 +59,9 @@ function runHelper(env: Record<string, string>): { status: string; sidecar: stri
 
 describe('the helper code cache, through the built helper', () => {
   it('is written by the first run, 0600 in a 0700 folder, and used as it is by the next', () => {
-    const xdg = join(work, 'xdg');
-    const first = runHelper({ XDG_CACHE_HOME: xdg });
-    const dir = join(xdg, 'forge-reflect');
+    const dir = join(work, 'state', 'cache');
+    mkdirSync(join(work, 'state'), { mode: 0o700 });
+    const first = runHelper(dir);
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(new RegExp(`^reflect-helper-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8$`));
@@ -66,7 +69,7 @@ describe('the helper code cache, through the built helper', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(cache).mode & 0o777).toBe(0o600);
     const before = statSync(cache);
-    const second = runHelper({ XDG_CACHE_HOME: xdg });
+    const second = runHelper(dir);
     // V8 accepted it: the helper left it alone (a refused cache is written anew, a new inode).
     const after = statSync(cache);
     expect(after.ino).toBe(before.ino);
@@ -76,29 +79,20 @@ describe('the helper code cache, through the built helper', () => {
     expect(JSON.parse(first.sidecar).risk.surface).toBe('auth');
   });
 
-  it('gives the same sidecar with the cache turned off, and then writes none', () => {
-    const xdg = join(work, 'xdg');
-    const cached = runHelper({ XDG_CACHE_HOME: xdg });
-    runHelper({ XDG_CACHE_HOME: xdg });
-    const off = runHelper({ XDG_CACHE_HOME: join(work, 'other'), FORGE_CODE_CACHE: 'off' });
-    expect(off).toEqual(cached);
+  it('gives the same sidecar with the cache turned off or not named, and then writes none', () => {
+    const dir = join(work, 'cache');
+    const cached = runHelper(dir);
+    runHelper(dir);
+    expect(runHelper(join(work, 'other'), { FORGE_CODE_CACHE: 'off' })).toEqual(cached);
+    expect(runHelper(null)).toEqual(cached);
+    expect(runHelper('relative/cache')).toEqual(cached);
     expect(existsSync(join(work, 'other'))).toBe(false);
-  });
-
-  it('falls back to HOME/.cache without XDG_CACHE_HOME, and to no cache without either', () => {
-    const home = join(work, 'home');
-    mkdirSync(home);
-    runHelper({ HOME: home });
-    expect(readdirSync(join(home, '.cache', 'forge-reflect'))).toHaveLength(1);
-    const none = runHelper({ HOME: 'relative/home' });
-    expect(none.status).toBe('ok answer\n');
     expect(existsSync(join(work, 'relative'))).toBe(false);
   });
 
   it('never uses a cache that is garbage, writable by others or a link: the helper compiles as usual and writes its own', () => {
-    const xdg = join(work, 'xdg');
-    const expected = runHelper({ XDG_CACHE_HOME: xdg });
-    const dir = join(xdg, 'forge-reflect');
+    const dir = join(work, 'cache');
+    const expected = runHelper(dir);
     const name = readdirSync(dir)[0] as string;
     const cache = join(dir, name);
     const good = readFileSync(cache);
@@ -106,16 +100,16 @@ describe('the helper code cache, through the built helper', () => {
     // Garbage of the right kind of file: V8 refuses it, the helper writes a good one over it.
     const garbage = Buffer.alloc(good.length, 7);
     writeFileSync(cache, garbage, { mode: 0o600 });
-    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(runHelper(dir)).toEqual(expected);
     expect(readFileSync(cache).equals(garbage)).toBe(false);
     const rewritten = statSync(cache).ino;
-    runHelper({ XDG_CACHE_HOME: xdg });
+    runHelper(dir);
     expect(statSync(cache).ino).toBe(rewritten); // and V8 takes the new one
 
-    // Writable by the group: not read, replaced by a private one.
-    chmodSync(cache, 0o660);
+    // Readable by the group (as a checkout under umask 022 makes it): not read, replaced by a private one.
+    chmodSync(cache, 0o640);
     const shared = statSync(cache).ino;
-    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(runHelper(dir)).toEqual(expected);
     expect(statSync(cache).ino).not.toBe(shared);
     expect(statSync(cache).mode & 0o777).toBe(0o600);
 
@@ -125,19 +119,31 @@ describe('the helper code cache, through the built helper', () => {
     rmSync(cache);
     symlinkSync(target, cache);
     expect(readCodeCache(dir, name)).toBeUndefined();
-    expect(runHelper({ XDG_CACHE_HOME: xdg })).toEqual(expected);
+    expect(runHelper(dir)).toEqual(expected);
     expect(statSync(cache).isFile()).toBe(true);
     expect(readFileSync(target).equals(good)).toBe(true);
+
+    // The folder a link: neither read nor written through.
+    const real = join(work, 'real-cache');
+    mkdirSync(real, { mode: 0o700 });
+    writeFileSync(join(real, name), good, { mode: 0o600 });
+    const linked = join(work, 'linked-cache');
+    symlinkSync(real, linked);
+    expect(readCodeCache(linked, name)).toBeUndefined();
+    expect(runHelper(linked)).toEqual(expected);
+    expect(readdirSync(real)).toEqual([name]);
+    expect(readFileSync(join(real, name)).equals(good)).toBe(true);
   });
 });
 
 describe('the code cache, its parts', () => {
-  it('names the folder from XDG_CACHE_HOME, then HOME, only when absolute, and none when off', () => {
-    expect(codeCacheDir({ XDG_CACHE_HOME: '/x/cache/', HOME: '/h' })).toBe('/x/cache/forge-reflect');
-    expect(codeCacheDir({ XDG_CACHE_HOME: 'rel', HOME: '/h/' })).toBe('/h/.cache/forge-reflect');
-    expect(codeCacheDir({ HOME: 'rel' })).toBeNull();
-    expect(codeCacheDir({})).toBeNull();
-    expect(codeCacheDir({ FORGE_CODE_CACHE: 'off', HOME: '/h' })).toBeNull();
+  it('takes the folder from the first fact only, absolute, and none when off', () => {
+    expect(codeCacheDir('FORGE_H_CODE_CACHE=/r/.forge/cache', {})).toBe('/r/.forge/cache');
+    expect(codeCacheDir('FORGE_H_CODE_CACHE=/r/.forge/cache//', {})).toBe('/r/.forge/cache');
+    expect(codeCacheDir('FORGE_H_CODE_CACHE=rel/cache', {})).toBeNull();
+    expect(codeCacheDir('FORGE_H_OUT=/x', {})).toBeNull();
+    expect(codeCacheDir('', {})).toBeNull();
+    expect(codeCacheDir('FORGE_H_CODE_CACHE=/r/.forge/cache', { FORGE_CODE_CACHE: 'off' })).toBeNull();
   });
 
   it('names the file by build, node version and architecture, in file-name-safe characters', () => {

@@ -42,11 +42,18 @@ export interface PathClassification {
  * One regex per rule: its patterns as alternatives, which matches exactly when one of them would
  * (no pattern holds a numbered group reference that the joining could shift). A path then costs
  * at most one test per rule, not one per pattern (20,000 paths: ~45 ms here instead of ~67).
+ * Each rule twice: case-insensitive, and case-sensitive for an ASCII path lowercased first (the
+ * patterns' letters are lowercase: a test holds them to it), which gives the same answer and
+ * compiles and runs faster (200 paths in a fresh process: ~1.0 ms instead of ~1.6, most of it
+ * V8 compiling the regexes, a cost the Stop hook's helper pays at every turn).
  */
-const COMPILED: ReadonlyArray<{ rule: SurfaceRule; regex: RegExp }> = RISK_TABLE.map((rule) => ({
-  rule,
-  regex: new RegExp(rule.patterns.map((p) => `(?:${p})`).join('|'), 'i'),
-}));
+const COMPILED: ReadonlyArray<{ rule: SurfaceRule; regex: RegExp; lower: RegExp }> = RISK_TABLE.map((rule) => {
+  const source = rule.patterns.map((p) => `(?:${p})`).join('|');
+  return { rule, regex: new RegExp(source, 'i'), lower: new RegExp(source) };
+});
+
+/** Any character outside ASCII (its case rules are not JavaScript's toLowerCase's). */
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Backslashes become `/`, and leading `./` segments are dropped. */
 export function normalizeRepoPath(path: string): string {
@@ -58,8 +65,10 @@ export function normalizeRepoPath(path: string): string {
 /** The first surface, in table order, whose pattern matches the path. */
 export function classifyPath(path: string): PathClassification {
   const normalized = normalizeRepoPath(path);
-  for (const { rule, regex } of COMPILED) {
-    if (regex.test(normalized)) return { surface: rule.surface, weight: rule.weight };
+  const ascii = !NON_ASCII.test(normalized);
+  const subject = ascii ? normalized.toLowerCase() : normalized;
+  for (const { rule, regex, lower } of COMPILED) {
+    if ((ascii ? lower : regex).test(subject)) return { surface: rule.surface, weight: rule.weight };
   }
   return { surface: 'none', weight: NONE_WEIGHT };
 }

@@ -188,6 +188,27 @@ describe('classifyPath', () => {
     }
   }
 
+  it('holds every pattern to lowercase letters (an ASCII path is lowercased and matched case-sensitively)', () => {
+    for (const rule of RISK_TABLE) {
+      for (const pattern of rule.patterns) expect(pattern.replace(/\\./g, ''), pattern).toBe(pattern.replace(/\\./g, '').toLowerCase());
+    }
+  });
+
+  it('classifies any case and any script as the case-insensitive patterns do, first rule first', () => {
+    const reference = (path: string) => {
+      const rule = RISK_TABLE.find((r) => r.patterns.some((p) => new RegExp(p, 'i').test(normalizeRepoPath(path))));
+      return rule ? { surface: rule.surface, weight: rule.weight } : { surface: 'none', weight: 0 };
+    };
+    const paths = [
+      'SRC/AUTH/Token.ts', 'Src/Components/Button.TSX', 'DB/Migrations/001.SQL', 'Dockerfile', 'DEPLOY/Helm/values.YAML',
+      'Package.JSON', 'Docs/Guide.MD', '.ENV.local', 'Keys/Server.PEM', '.Claude/settings.json', 'AGENTS.md', 'a\\B\\Login.ts',
+      // Outside ASCII: the Kelvin sign lowercases to k, the dotted I to i and a dot; neither may make a match the patterns do not.
+      'certs/server.\u212Aey', 'src/\u0130ndex.ts', 'docs/r\u00e9sum\u00e9.md', 'src/\u00c4uth/x.ts', 'src/AUTH/\u00fcber.ts', 'README',
+    ];
+    for (const path of paths) expect(classifyPath(path), path).toEqual(reference(path));
+    expect(classifyPath('certs/server.\u212Aey').surface).toBe('none');
+  });
+
   it('takes the first surface in table order, not the most specific-looking one', () => {
     expect(classifyPath('docs/auth.md')).toEqual({ surface: 'auth', weight: 1 });
     expect(classifyPath('docs/schema.md')).toEqual({ surface: 'data', weight: 0.9 });
