@@ -62,15 +62,29 @@ export function normalizeRepoPath(path: string): string {
   return out;
 }
 
+/** For each rule, the highest weight it or a rule after it has (what a path not matched so far can still reach). */
+const REACHABLE: readonly number[] = COMPILED.map((_, i) => Math.max(NONE_WEIGHT, ...COMPILED.slice(i).map((c) => c.rule.weight)));
+
 /** The first surface, in table order, whose pattern matches the path. */
 export function classifyPath(path: string): PathClassification {
+  return classifyAtLeast(path, NONE_WEIGHT) ?? { surface: 'none', weight: NONE_WEIGHT };
+}
+
+/**
+ * classifyPath for a verdict that already has a surface of weight `floor`: undefined when the path's
+ * surface weighs less. The rules that cannot reach `floor` are not tried, so most paths of a change
+ * that touches `auth` cost one test, and most rules are never compiled.
+ */
+function classifyAtLeast(path: string, floor: number): PathClassification | undefined {
   const normalized = normalizeRepoPath(path);
   const ascii = !NON_ASCII.test(normalized);
   const subject = ascii ? normalized.toLowerCase() : normalized;
-  for (const { rule, regex, lower } of COMPILED) {
-    if ((ascii ? lower : regex).test(subject)) return { surface: rule.surface, weight: rule.weight };
+  for (let i = 0; i < COMPILED.length; i++) {
+    if ((REACHABLE[i] as number) < floor) return undefined;
+    const { rule, regex, lower } = COMPILED[i] as (typeof COMPILED)[number];
+    if ((ascii ? lower : regex).test(subject)) return rule.weight < floor ? undefined : { surface: rule.surface, weight: rule.weight };
   }
-  return { surface: 'none', weight: NONE_WEIGHT };
+  return NONE_WEIGHT < floor ? undefined : { surface: 'none', weight: NONE_WEIGHT };
 }
 
 export class RiskThresholdError extends RangeError {
@@ -113,7 +127,8 @@ export function evaluateRiskFloor(input: RiskFloorInput, options: RiskFloorOptio
   let best: PathClassification = { surface: 'none', weight: NONE_WEIGHT };
   const tripped: string[] = [];
   for (const file of files) {
-    const found = classifyPath(file);
+    const found = classifyAtLeast(file, best.weight);
+    if (found === undefined) continue; // a lighter surface than the best so far: it changes nothing
     if (found.weight > best.weight) {
       best = found;
       tripped.length = 0;
