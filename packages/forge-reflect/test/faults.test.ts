@@ -95,18 +95,23 @@ function leftBoth(point: Point, k: number): number {
 
 type Mover = 'inline' | 'worker';
 
+/** A state dir with EVENTS tool events spooled as files; `all`: their ids, sorted. */
+function spooledState(): { state: string; all: string[] } {
+  const state = tempDir();
+  const ids: string[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
+    ids.push(name.slice(0, -'.event'.length));
+  }
+  return { state, all: ids.sort() };
+}
+
 describe.each([
   ['unlinks', 1e9],
   ['moves them into a trash folder', 1],
 ])('the drain SIGKILLed at each point of a batch, as it removes files it %s', (_how, trashFrom) => {
   it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
-    const state = tempDir();
-    const ids: string[] = [];
-    for (let i = 0; i < EVENTS; i++) {
-      const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
-      ids.push(name.slice(0, -'.event'.length));
-    }
-    const all = [...ids].sort();
+    const { state, all } = spooledState();
     for (let kill = 0; kill < KILLS; kill++) {
       const point = POINTS[kill % POINTS.length] as Point;
       // batch >= 1: batch 0 of a drain may hold files an earlier kill left committed, the ones after are new
@@ -149,13 +154,7 @@ describe.each([
 // committed. (DIST's drain finds the worker file beside it, as the CLI's does.)
 describe('the drain SIGKILLed at each point of a batch while a worker thread moves its files into the trash', () => {
   it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
-    const state = tempDir();
-    const ids: string[] = [];
-    for (let i = 0; i < EVENTS; i++) {
-      const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
-      ids.push(name.slice(0, -'.event'.length));
-    }
-    const all = [...ids].sort();
+    const { state, all } = spooledState();
     const spool = join(state, 'spool');
     const trashedIds = () =>
       readdirSync(spool)
