@@ -292,12 +292,12 @@ forge_fallback_sidecar() {
 
 # forge_git ARGS...: git in the work tree within what is left of the git budget. After one
 # timeout no further git call is made: the sidecar is written degraded instead.
-# On bash >= 5.1, without a `timeout` process (one process start less beside node's): git runs as a
-# process substitution and holds, as its descriptor 3, the write end of a pipe it never writes to;
-# bash waits for that pipe's end with a time-limited `read` (git has exited, or the budget is spent
-# and git is killed) and takes git's status with `wait`. core.fsmonitor is off for the call, so git
-# starts no daemon that would keep the pipe open. A hung git's own children are killed with it
-# (pkill -P). Older bash: `timeout`, as forge_bounded.
+# On bash >= 5.1, without a `timeout` process: git runs in a process substitution, which writes
+# git's pid and then, once git has exited, its status to a pipe; bash reads both with time-limited
+# `read`s (the budget spent: git, its own children (pkill -P) and the substitution are killed). bash
+# never `wait`s for the substitution: a `wait` for one already reaped could wait on the node helper
+# instead, which waits on this hook (a deadlock seen once in the suite). core.fsmonitor is off for
+# the call, so git starts no daemon. Older bash: `timeout`, as forge_bounded.
 git_dead=''
 forge_git() {
   local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc out pipe pid
@@ -309,21 +309,37 @@ forge_git() {
     ((rc == 124 || rc == 137)) && git_dead=1
     return "$rc"
   fi
+  local git_pid='' status=''
   exec {out}>&1
-  exec {pipe}< <(exec git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" 3>&1 >&"$out" 2>/dev/null {lock_fd}>&- {out}>&-)
+  exec {pipe}< <(
+    # Neither this substitution nor git holds the helper's stdin (it must see its end when the hook
+    # stops) or this session's lock.
+    to_helper=${FORGE_HELPER[1]:-}
+    [[ -n $to_helper ]] && exec {to_helper}>&-
+    exec {lock_fd}>&-
+    git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" >&"$out" 2>/dev/null {out}>&- &
+    printf '%s\n' "$!"
+    wait "$!"
+    printf '%s\n' "$?"
+  )
   pid=$!
   exec {out}>&-
-  IFS= read -r -t "$left" -u "$pipe" _
-  if (($? > 128)); then
+  IFS= read -r -t "$left" -u "$pipe" git_pid && left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) &&
+    ((left > 0)) && IFS= read -r -t "$left" -u "$pipe" status
+  if [[ ! $status =~ ^[0-9]{1,3}$ ]]; then
     git_dead=1
-    command -v pkill >/dev/null 2>&1 && pkill -KILL -P "$pid"
-    kill -KILL "$pid" 2>/dev/null
+    if [[ $git_pid =~ ^[0-9]+$ ]]; then
+      command -v pkill >/dev/null 2>&1 && pkill -KILL -P "$git_pid"
+      kill -KILL "$git_pid" 2>/dev/null
+      # The substitution reaps the killed git and writes its status: once that is read, git is gone.
+      IFS= read -r -t 1 -u "$pipe" status || kill -KILL "$pid" 2>/dev/null
+    else
+      kill -KILL "$pid" 2>/dev/null
+    fi
   fi
   exec {pipe}<&-
-  wait "$pid"
-  rc=$?
   [[ -n $git_dead ]] && return 1
-  return "$rc"
+  return "$status"
 }
 
 # forge_sweep DIR: removes what killed runs left behind (`.tmp-<pid>-…` of a pid that is gone), with
