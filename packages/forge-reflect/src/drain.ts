@@ -26,7 +26,7 @@ import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js'
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
 import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
-import { startMover, type Mover } from './spool-mover.js';
+import { startMover, unlinkingMover, type Mover } from './spool-mover.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
@@ -260,7 +260,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     }
     // Committed files leave the spool: unlinked one by one when few, else moved into a trash folder
     // (spool-trash.ts) by a worker thread while the next batch is read (spool-mover.ts).
-    mover = { kind: 'inline', move: (done) => done.forEach((name) => unlinkQuietly(join(spool, name))), finish: () => {} };
+    mover = unlinkingMover(spool);
     if (events.length >= (options.trashFrom ?? DEFAULT_TRASH_FROM)) {
       try {
         const dir = createTrash(spool, now());

@@ -75,9 +75,9 @@ export function codeCacheName(buildId: string, version: string, arch: string): s
   return name;
 }
 
-/** Owned by this user and writable by no one else. */
+/** Owned by this user and open to no one else (0700 for the folder, 0600 for the file, as made). */
 function ours(mode: number, uid: number): boolean {
-  return uid === process.getuid?.() && (mode & 0o022) === 0;
+  return uid === process.getuid?.() && (mode & 0o077) === 0;
 }
 
 /** The cached data when folder and file pass the checks above, else undefined. */
@@ -88,7 +88,7 @@ export function readCodeCache(dir: string, name: string): Buffer | undefined {
     if (!folder.isDirectory() || !ours(folder.mode, folder.uid)) return undefined;
     fd = openSync(`${dir}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const file = fstatSync(fd);
-    if (!file.isFile() || !ours(file.mode, file.uid) || (file.mode & 0o077) !== 0 || file.size === 0 || file.size > CACHE_MAX_BYTES) return undefined;
+    if (!file.isFile() || !ours(file.mode, file.uid) || file.size === 0 || file.size > CACHE_MAX_BYTES) return undefined;
     const data = Buffer.allocUnsafe(file.size);
     let read = 0;
     while (read < data.length) {

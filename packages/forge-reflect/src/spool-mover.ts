@@ -10,10 +10,10 @@
  * always could). Without the worker file (run from the TypeScript sources) or a worker, moves are
  * done inline.
  */
-import { existsSync, renameSync, unlinkSync } from 'node:fs';
+import { renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { startWorker } from './worker-start.js';
 
 /**
  * How long finish() waits for the worker's next batch before it moves what is left itself (a batch
@@ -54,6 +54,23 @@ export function moveOne(spool: string, trash: string, name: string): void {
   }
 }
 
+/** For a drain of few files: each committed file unlinked at once, no trash folder. */
+export function unlinkingMover(spool: string): Mover {
+  return {
+    kind: 'inline',
+    move(names) {
+      for (const name of names) {
+        try {
+          unlinkSync(join(spool, name));
+        } catch {
+          // gone
+        }
+      }
+    },
+    finish() {},
+  };
+}
+
 function inlineMover(spool: string, trash: string): Mover {
   return {
     kind: 'inline',
@@ -65,22 +82,10 @@ function inlineMover(spool: string, trash: string): Mover {
 }
 
 export function startMover(spool: string, trash: string, useWorker = true): Mover {
-  const url = new URL('./spool-mover-worker.js', import.meta.url);
-  if (!useWorker || url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return inlineMover(spool, trash);
   const shared = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  let worker: Worker;
-  try {
-    const data: MoverData = { spool, trash, port: port2, shared };
-    // No execArgv of this process (an --input-type or a --require is not for the worker).
-    worker = new Worker(url, { workerData: data, transferList: [port2], execArgv: [] });
-  } catch {
-    port1.close();
-    return inlineMover(spool, trash);
-  }
-  // A worker that fails is replaced by finish(); its error must not end this process.
-  worker.on('error', () => {});
-  worker.unref();
+  const started = useWorker ? startWorker(new URL('./spool-mover-worker.js', import.meta.url), (port): MoverData => ({ spool, trash, port, shared })) : undefined;
+  if (started === undefined) return inlineMover(spool, trash);
+  const { port: port1, worker } = started;
   const batches: string[][] = [];
   return {
     kind: 'worker',

@@ -151,12 +151,14 @@ describe('the code cache, its parts', () => {
     expect(codeCacheName('a/b', 'v1 2', 'x')).toBe('reflect-helper-a_b-v1_2-x.v8');
   });
 
-  it('reads back what it wrote, refuses a folder writable by others, and removes the caches of other builds', () => {
+  it('reads back what it wrote, refuses a folder open to others, and removes the caches of other builds', () => {
     const dir = join(work, 'cache');
     writeCodeCache(dir, 'reflect-helper-old-v1-x64.v8', Buffer.from('old'));
     writeCodeCache(dir, 'reflect-helper-new-v1-x64.v8', Buffer.from('new'));
     expect(readdirSync(dir)).toEqual(['reflect-helper-new-v1-x64.v8']);
     expect(readCodeCache(dir, 'reflect-helper-new-v1-x64.v8')?.toString()).toBe('new');
+    chmodSync(dir, 0o750); // readable by the group: refused too (the folder is made 0700)
+    expect(readCodeCache(dir, 'reflect-helper-new-v1-x64.v8')).toBeUndefined();
     chmodSync(dir, 0o777);
     expect(readCodeCache(dir, 'reflect-helper-new-v1-x64.v8')).toBeUndefined();
     writeCodeCache(dir, 'reflect-helper-newer-v1-x64.v8', Buffer.from('newer'));

@@ -35,7 +35,7 @@ export interface IndexCounts {
 /**
  * The sidecars of a folder: the paths present, and those to read (new, or changed in size or time).
  * A file the index already knows is stat'ed, to tell whether it changed; a new one is not: reading
- * it gives its size and time (readSidecar), so a cold index costs one open per file, no extra stat.
+ * it gives its size and time (readSidecarRow), so a cold index costs one open per file, no extra stat.
  */
 function listSidecars(
   dir: string,

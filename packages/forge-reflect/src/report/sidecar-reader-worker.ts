@@ -5,8 +5,7 @@
  * post is read by the main thread.
  */
 import { workerData } from 'node:worker_threads';
-import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
-import { CHUNK, type ReaderData, type ReaderMessage } from './sidecar-reader.js';
+import { CHUNK, readChunkRows, type ReaderData, type ReaderMessage } from './sidecar-reader.js';
 
 const { port, shared } = workerData as ReaderData;
 
@@ -18,12 +17,7 @@ function post(message: ReaderMessage): void {
 
 function read(paths: string[]): void {
   const chunks = Math.ceil(paths.length / CHUNK);
-  for (let chunk = Atomics.add(shared, 1, 1); chunk < chunks; chunk = Atomics.add(shared, 1, 1)) {
-    const rows: Array<SidecarRow | null> = [];
-    const end = Math.min(paths.length, (chunk + 1) * CHUNK);
-    for (let i = chunk * CHUNK; i < end; i++) rows.push(readSidecarRow(paths[i] as string) ?? null);
-    post({ chunk, rows });
-  }
+  for (let chunk = Atomics.add(shared, 1, 1); chunk < chunks; chunk = Atomics.add(shared, 1, 1)) post({ chunk, rows: readChunkRows(paths, chunk) });
 }
 
 // Started while the folder is listed; the paths come as the first message.

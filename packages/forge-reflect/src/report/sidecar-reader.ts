@@ -9,9 +9,8 @@
  * A chunk the worker claimed but did not deliver (it failed, or stalled for STALL_MS) is read
  * inline, so the worker can only make the index faster, never lose a file.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { startWorker } from '../worker-start.js';
 import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
 
 /** From how many files a worker helps (below that its ~30 ms start costs more than it saves). */
@@ -37,13 +36,17 @@ export interface ReaderData {
 /** A path and its row (undefined: gone, or not a regular file); every path once, in no set order. */
 export type ReadResult = { path: string; row: SidecarRow | undefined };
 
-/** Reads one chunk of `paths` on this thread. */
-function* readChunk(paths: readonly string[], chunk: number): Generator<ReadResult> {
+/** The rows of one chunk of `paths`, read on the calling thread (the worker's too). */
+export function readChunkRows(paths: readonly string[], chunk: number): Array<SidecarRow | null> {
+  const rows: Array<SidecarRow | null> = [];
   const end = Math.min(paths.length, (chunk + 1) * CHUNK);
-  for (let i = chunk * CHUNK; i < end; i++) {
-    const path = paths[i] as string;
-    yield { path, row: readSidecarRow(path) };
-  }
+  for (let i = chunk * CHUNK; i < end; i++) rows.push(readSidecarRow(paths[i] as string) ?? null);
+  return rows;
+}
+
+/** Each path of a chunk with its row. */
+function* withPaths(paths: readonly string[], chunk: number, rows: ReadonlyArray<SidecarRow | null>): Generator<ReadResult> {
+  for (let i = 0; i < rows.length; i++) yield { path: paths[chunk * CHUNK + i] as string, row: rows[i] ?? undefined };
 }
 
 export interface ReadOptions {
@@ -60,7 +63,7 @@ export function* readSidecarRows(paths: readonly string[], options: ReadOptions 
   const given = options.worker;
   const worker = typeof given === 'object' ? given : (given ?? paths.length >= WORKER_FROM) ? startSidecarReader() : undefined;
   if (worker === undefined) {
-    for (let c = 0; c < chunks; c++) yield* readChunk(paths, c);
+    for (let c = 0; c < chunks; c++) yield* withPaths(paths, c, readChunkRows(paths, c));
     return;
   }
   const { shared } = worker;
@@ -79,14 +82,13 @@ export function* readSidecarRows(paths: readonly string[], options: ReadOptions 
         }
         done.add(message.chunk);
         if (options.stats) options.stats.workerChunks++;
-        const start = message.chunk * CHUNK;
-        for (let i = 0; i < message.rows.length; i++) yield { path: paths[start + i] as string, row: message.rows[i] ?? undefined };
+        yield* withPaths(paths, message.chunk, message.rows);
         continue;
       }
       const mine = options.mainReads === false ? chunks : Atomics.add(shared, 1, 1);
       if (mine < chunks) {
         done.add(mine);
-        yield* readChunk(paths, mine);
+        yield* withPaths(paths, mine, readChunkRows(paths, mine));
         continue;
       }
       // Every chunk is claimed: wait for the worker's, unless it has ended or stalls.
@@ -94,7 +96,7 @@ export function* readSidecarRows(paths: readonly string[], options: ReadOptions 
         for (let c = 0; c < chunks; c++) {
           if (done.has(c)) continue;
           done.add(c);
-          yield* readChunk(paths, c);
+          yield* withPaths(paths, c, readChunkRows(paths, c));
         }
       }
     }
@@ -117,22 +119,10 @@ export interface StartedReader {
  * TypeScript sources: the unit tests) or it cannot start. Pass it to readSidecarRows, or stop it.
  */
 export function startSidecarReader(): StartedReader | undefined {
-  const url = new URL('./sidecar-reader-worker.js', import.meta.url);
-  if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return undefined;
   const shared = new Int32Array(new SharedArrayBuffer(8));
-  const { port1, port2 } = new MessageChannel();
-  let worker: Worker;
-  try {
-    const data: ReaderData = { port: port2, shared };
-    // No execArgv of this process (an --input-type or a --require is not for the worker).
-    worker = new Worker(url, { workerData: data, transferList: [port2], execArgv: [] });
-  } catch {
-    port1.close();
-    return undefined;
-  }
-  // A worker that fails is replaced by reading inline; its error must not end this process.
-  worker.on('error', () => {});
-  worker.unref();
+  const started = startWorker(new URL('./sidecar-reader-worker.js', import.meta.url), (port): ReaderData => ({ port, shared }));
+  if (started === undefined) return undefined;
+  const { port: port1, worker } = started;
   return {
     port: port1,
     shared,
