@@ -81,6 +81,20 @@ JSON
   [ "$(jget "$second" provenance.reflection_attempt)" = 2 ]
 }
 
+@test "the session's count is rewritten in place to exactly its new line, whatever the file held before" {
+  stop
+  assert_promise
+  count_file=$(find "$REPO/.forge/sessions" -name '*.count')
+  [ "$(cat "$count_file")" = 1 ]
+  # Longer than what replaces it: the helper writes over it (no O_TRUNC) and cuts it to length.
+  printf '5\nleft over from an older writer, longer than the new count\n' >"$count_file"
+  stop
+  assert_promise
+  [ "$(jget "$(last_sidecar)" provenance.reflection_attempt)" = 6 ]
+  [ "$(od -An -c "$count_file" | tr -d ' ')" = '6\n' ]
+  [ "$(stat -c %a "$count_file")" = 600 ]
+}
+
 @test "an invalid self-report is kept aside with the reason and the sidecar degrades" {
   mkdir -p "$REPO/.forge"
   echo '{"confidence":2,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}' >"$REPO/.forge/reflection-input.json"

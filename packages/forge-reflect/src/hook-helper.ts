@@ -23,7 +23,7 @@
  * session's count is written and its lock let go (finishTurn). Exit 0 only when the sidecar was
  * written.
  */
-import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { ReflectionMode } from '@forge-reflect/reflection-types';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types/constants';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
@@ -248,9 +248,13 @@ function finishTurn(env: Facts): void {
   const count = env.FORGE_H_COUNT ?? '';
   if (env.FORGE_H_COUNT_FILE && /^[1-9][0-9]{0,8}$/.test(count)) {
     try {
-      const fd = openSync(env.FORGE_H_COUNT_FILE, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+      // Written over the old bytes, then cut to length: no O_TRUNC, which frees the file's block and
+      // took ~0.2 ms here (ext4), against ~3 µs for a write in place and a truncate to the same size.
+      const fd = openSync(env.FORGE_H_COUNT_FILE, constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
       try {
-        writeSync(fd, `${count}\n`);
+        const text = `${count}\n`;
+        writeSync(fd, text, 0);
+        ftruncateSync(fd, text.length);
       } finally {
         closeSync(fd);
       }
