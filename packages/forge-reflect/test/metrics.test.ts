@@ -60,12 +60,13 @@ function check(log: EventLog, task: string, c: CheckSummary, at: number): void {
 }
 
 function sidecar(log: EventLog, name: string, task: string, at: number, confidence: number | null, degraded: 0 | 1, valid: 0 | 1 = 1): void {
+  log.db.prepare("INSERT OR IGNORE INTO sidecar_dirs (id, dir) VALUES (1, '/r')").run();
   log.db
     .prepare(
-      `INSERT INTO sidecars (path, dir, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
-       VALUES (?, '/r', 1, '1', ?, NULL, ?, ?, 'a', 's', 'repo', 'none', 0, 0, ?, ?, 'solo', 1, '[]')`,
+      `INSERT INTO sidecars (name, dir_id, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
+       VALUES (?, 1, 1, '1', ?, NULL, ?, ?, 'a', 's', 'repo', 'none', 0, 0, ?, ?, 'solo', 1, '[]')`,
     )
-    .run(`/r/${name}`, valid, isoMicros(at), task, confidence, degraded);
+    .run(name, valid, isoMicros(at), task, confidence, degraded);
 }
 
 function outcome(log: EventLog, task: string, correct: boolean, at: number): void {

@@ -3,10 +3,11 @@
  * (EXPLAIN QUERY PLAN: a covering index, no row of the table read, no sort for the grouping), and
  * they are the sums a plain reading of the sidecars gives, with and without filters.
  */
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver } from '../src/event-log.js';
+import { eventsDbPathOf } from '../src/state-dir.js';
 import { indexSidecars, invalidQuery, queryInvalid, queryTotals, totalsQuery, type SidecarFilter } from '../src/report/sidecar-index.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 
@@ -87,9 +88,42 @@ describe('report totals', () => {
         expect(steps.join(' | ')).toMatch(/USING COVERING INDEX sidecars_totals/);
         expect(steps.join(' | ')).not.toMatch(/TEMP B-TREE/);
       }
-      expect(plan(invalidQuery([dir])).join(' | ')).toMatch(/USING INDEX sidecars_totals \(dir=\? AND valid=\?\)/);
+      expect(plan(invalidQuery([dir])).join(' | ')).toMatch(/USING INDEX sidecars_totals \(dir_id=\? AND valid=\?\)/);
     } finally {
       log.close();
+    }
+  });
+
+  it('an index written by schema 9 (full paths in every row) is dropped by migration 10 and read again, with the same totals', () => {
+    const { dir, all, log } = setup();
+    const want = queryTotals(log.db, [dir], {});
+    const state = log.path.slice(0, log.path.lastIndexOf('/'));
+    log.close();
+    {
+      const Driver = sqliteDriver();
+      rmSync(eventsDbPathOf(state));
+      const db = new Driver(eventsDbPathOf(state));
+      for (const m of MIGRATIONS.slice(0, 9)) (typeof m === 'string' ? db.exec(m) : m(db));
+      db.pragma('user_version = 9');
+      db.prepare(`INSERT INTO sidecars (path, dir, size, mtime_ns, valid, ts, files) VALUES (?, ?, 1, '1', 1, '2026-01-01T00:00:00.000000Z', '[]')`).run(join(dir, '000-s.reflection.json'), dir);
+      db.prepare(`INSERT INTO sidecar_dirs (dir, mtime_ns, listed_at_ms, files) VALUES (?, '1', 0, 1)`).run(dir);
+      db.close();
+    }
+    const upgraded = openEventLog(state);
+    try {
+      expect(upgraded.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect(upgraded.db.prepare('SELECT count(*) FROM sidecars').pluck().get()).toBe(0);
+      expect(indexSidecars(upgraded.db, [dir])).toEqual({ files: all.length + 1, unchanged_dirs: 0, read: all.length + 1, removed: 0 });
+      expect(queryTotals(upgraded.db, [dir], {})).toEqual(want);
+      // The folder keeps its id when it is listed again (its mark is updated in place): every row stays in view.
+      const id = upgraded.db.prepare('SELECT id FROM sidecar_dirs WHERE dir = ?').pluck().get(dir);
+      writeFileSync(join(dir, '999-s.reflection.json'), JSON.stringify(sidecar(0)));
+      expect(indexSidecars(upgraded.db, [dir]).read).toBe(1);
+      expect(upgraded.db.prepare('SELECT id FROM sidecar_dirs WHERE dir = ?').pluck().get(dir)).toBe(id);
+      expect(queryTotals(upgraded.db, [dir], {}).sidecars).toBe(want.sidecars + 1);
+      expect(upgraded.db.prepare('SELECT count(*) FROM sidecar_files WHERE path = ?').pluck().get(join(dir, '999-s.reflection.json'))).toBe(1);
+    } finally {
+      upgraded.close();
     }
   });
 

@@ -48,7 +48,7 @@ describe('the sidecar index, file by file', () => {
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 5, unchanged_dirs: 0, read: 5, removed: 0 });
       expect(vi.mocked(fs.statSync).mock.calls.filter(isSidecarPath)).toEqual([]);
       expect(vi.mocked(fs.openSync).mock.calls.filter(isSidecarPath)).toHaveLength(5);
-      const rows = log.db.prepare('SELECT size, mtime_ns FROM sidecars ORDER BY path').all() as Array<{ size: number; mtime_ns: string }>;
+      const rows = log.db.prepare('SELECT size, mtime_ns FROM sidecar_files ORDER BY path').all() as Array<{ size: number; mtime_ns: string }>;
       const expected = [0, 1, 2, 3, 4].map((i) => {
         const stats = fs.lstatSync(join(dir, `${i}-s.reflection.json`));
         return { size: stats.size, mtime_ns: String(stats.mtimeMs) };
@@ -68,7 +68,7 @@ describe('the sidecar index, file by file', () => {
       vi.mocked(fs.readSync).mockClear();
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 5, unchanged_dirs: 0, read: 5, removed: 0 });
       expect(vi.mocked(fs.readSync)).toHaveBeenCalledTimes(5);
-      const rows = log.db.prepare('SELECT path, size, valid, files FROM sidecars ORDER BY path').all() as Array<{ path: string; size: number; valid: number; files: string }>;
+      const rows = log.db.prepare('SELECT path, size, valid, files FROM sidecar_files ORDER BY path').all() as Array<{ path: string; size: number; valid: number; files: string }>;
       expect(rows.map((r) => [r.size, r.valid])).toEqual(rows.map((r) => [fs.statSync(r.path).size, 1]));
       expect(JSON.parse(String(rows.find((r) => r.path.endsWith('9-s.reflection.json'))?.files))).toHaveLength(4000);
       expect(big.length).toBeGreaterThan(64 * 1024);
@@ -105,7 +105,7 @@ describe('the sidecar index, file by file', () => {
       fs.unlinkSync(join(dir, '0-s.reflection.json'));
       fs.mkdirSync(join(dir, '0-s.reflection.json'));
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 1, unchanged_dirs: 0, read: 0, removed: 1 });
-      expect(log.db.prepare('SELECT path FROM sidecars').pluck().all()).toEqual([join(dir, '1-s.reflection.json')]);
+      expect(log.db.prepare('SELECT path FROM sidecar_files').pluck().all()).toEqual([join(dir, '1-s.reflection.json')]);
     } finally {
       log.close();
     }

@@ -21,7 +21,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   try {
     indexSidecars(log.db, dirs);
     const sidecars = log.db
-      .prepare(`SELECT path, task_ref, ts, confidence FROM sidecars
+      .prepare(`SELECT path, task_ref, ts, confidence FROM sidecar_files
                 WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1
                   AND task_ref IS NOT NULL AND ts IS NOT NULL AND confidence IS NOT NULL`)
       .all(...dirs.map((d) => resolve(d))) as SidecarPoint[];

@@ -97,7 +97,7 @@ export function turnEvents(db: Database, stop: EventRow): EventRow[] {
 /** Valid indexed sidecars of the folders without a mark, oldest first. */
 export function pendingSidecars(db: Database, dirs: readonly string[], since: string | undefined): Array<{ path: string; stem: string }> {
   const rows = db
-    .prepare(`SELECT path FROM sidecars WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1 ${since === undefined ? '' : 'AND ts >= ?'} ORDER BY ts, path`)
+    .prepare(`SELECT path FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1 ${since === undefined ? '' : 'AND ts >= ?'} ORDER BY ts, path`)
     .all(...dirs.map((d) => resolve(d)), ...(since === undefined ? [] : [since])) as Array<{ path: string }>;
   const marked = db.prepare('SELECT 1 FROM export_marks WHERE record_id = ?').pluck();
   const out: Array<{ path: string; stem: string }> = [];

@@ -122,7 +122,7 @@ export function gatherMetricsData(db: Database, since: string, until: string): M
       `SELECT s.confidence AS confidence, o.correct AS correct
        FROM (SELECT task_ref, correct, row_number() OVER (PARTITION BY task_ref ORDER BY at DESC, id DESC) AS rn FROM outcomes WHERE at >= ? AND at <= ?) o
        JOIN (SELECT task_ref, confidence, row_number() OVER (PARTITION BY task_ref ORDER BY ts DESC, path DESC) AS rn
-             FROM sidecars WHERE valid = 1 AND confidence IS NOT NULL
+             FROM sidecar_files WHERE valid = 1 AND confidence IS NOT NULL
                AND task_ref IN (SELECT task_ref FROM outcomes WHERE at >= ? AND at <= ?)) s
          ON s.task_ref = o.task_ref AND s.rn = 1
        WHERE o.rn = 1 ORDER BY o.task_ref`,

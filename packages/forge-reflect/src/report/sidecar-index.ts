@@ -1,5 +1,8 @@
 /**
  * The sidecar index: a `sidecars` table in the event log's SQLite file, refreshed incrementally.
+ * A row is keyed by its folder's id in `sidecar_dirs` and its file name (the folder's path is stored
+ * once, not in every row and both indexes); readers use the view `sidecar_files`, which adds `path`
+ * and `dir`.
  * A file is read and parsed only when it is new or its size or modification time changed, and rows
  * of vanished files are dropped, so a second report over 10,000 sidecars reads only what changed.
  *
@@ -94,30 +97,33 @@ export interface IndexOptions {
 
 /** Brings the index of each folder up to date; folders are compared by their absolute path. */
 export function indexSidecars(db: Database, dirs: readonly string[], options: IndexOptions = {}): IndexCounts {
-  const known = db.prepare('SELECT path, size, mtime_ns FROM sidecars WHERE dir = ?');
+  const known = db.prepare('SELECT s.name, s.size, s.mtime_ns FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id WHERE d.dir = ?');
   const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars
-    (path, dir, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
+    (name, dir_id, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const remove = db.prepare('DELETE FROM sidecars WHERE path = ?');
+  const remove = db.prepare('DELETE FROM sidecars WHERE dir_id = ? AND name = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
   const mark = db.prepare('SELECT mtime_ns, listed_at_ms, files FROM sidecar_dirs WHERE dir = ?');
-  const setMark = db.prepare('INSERT OR REPLACE INTO sidecar_dirs (dir, mtime_ns, listed_at_ms, files) VALUES (?, ?, ?, ?)');
-  const dropMark = db.prepare('DELETE FROM sidecar_dirs WHERE dir = ?');
-  const indexed = db.prepare('SELECT count(*) FROM sidecars WHERE dir = ?').pluck();
+  // A folder's row is updated in place, never replaced: its id names its sidecars' rows.
+  const addDir = db.prepare('INSERT INTO sidecar_dirs (dir) VALUES (?) ON CONFLICT (dir) DO NOTHING');
+  const dirId = db.prepare('SELECT id FROM sidecar_dirs WHERE dir = ?').pluck();
+  const setMark = db.prepare('UPDATE sidecar_dirs SET mtime_ns = ?, listed_at_ms = ?, files = ? WHERE id = ?');
+  const indexed = db.prepare('SELECT count(*) FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id WHERE d.dir = ?').pluck();
 
   for (const dir of dirs.map((d) => resolve(d))) {
     // Stat the folder before listing it: a file added during the listing changes the time after this.
     const dirMtime = folderMtime(dir);
     const listedAt = Date.now();
-    const last = mark.get(dir) as { mtime_ns: string; listed_at_ms: number; files: number | null } | undefined;
-    if (dirMtime !== undefined && last !== undefined && last.mtime_ns === String(dirMtime) && last.listed_at_ms - dirMtime >= RACY_MS) {
+    const last = mark.get(dir) as { mtime_ns: string | null; listed_at_ms: number | null; files: number | null } | undefined;
+    if (dirMtime !== undefined && last?.mtime_ns === String(dirMtime) && last.listed_at_ms !== null && last.listed_at_ms - dirMtime >= RACY_MS) {
       counts.unchanged_dirs++;
       // Counted when the folder was listed (a mark from before that count existed: counted now).
       counts.files += last.files ?? Number(indexed.get(dir));
       continue;
     }
+    const prefix = dir.endsWith('/') ? dir : `${dir}/`;
     const before = new Map<string, { size: number; mtime_ns: string }>();
-    for (const row of known.all(dir) as Array<{ path: string; size: number; mtime_ns: string }>) before.set(row.path, row);
+    for (const row of known.all(dir) as Array<{ name: string; size: number; mtime_ns: string }>) before.set(prefix + row.name, row);
     const { present, changed, unchanged, reader } = listSidecars(dir, before);
     // The worker only for many files to read (waiting for it to boot costs more than a few reads).
     const worker = reader !== undefined && changed.length >= WORKER_FROM ? reader : false;
@@ -126,6 +132,8 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
     let read = 0;
     // (what goes between the listing and its read joins `vanished` below)
     db.transaction(() => {
+      addDir.run(dir);
+      const id = dirId.get(dir) as number;
       let i = 0;
       for (const { path, row } of readSidecarRows(changed, { worker })) {
         if (options.onProgress && ++i % 500 === 0) options.onProgress(i, changed.length);
@@ -135,12 +143,12 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
           continue;
         }
         read++;
-        const [p, size, mtimeNs, ...fields] = row;
-        upsert.run(p, dir, size, mtimeNs, ...fields);
+        const [, size, mtimeNs, ...fields] = row;
+        upsert.run(path.slice(prefix.length), id, size, mtimeNs, ...fields);
       }
-      for (const path of vanished) remove.run(path);
-      if (dirMtime === undefined) dropMark.run(dir);
-      else setMark.run(dir, String(dirMtime), listedAt, unchanged + read);
+      for (const path of vanished) remove.run(id, path.slice(prefix.length));
+      // A folder that cannot be read is listed again next time (its rows went with its files).
+      setMark.run(dirMtime === undefined ? null : String(dirMtime), listedAt, unchanged + read, id);
     })();
     counts.files += unchanged + read;
     counts.read += read;
@@ -222,7 +230,7 @@ function whereClause(dirs: readonly string[], filter: SidecarFilter): { sql: str
   if (filter.runtime !== undefined) {
     add(
       `(session_id IN (SELECT session_id FROM events WHERE runtime = ? AND session_id IS NOT NULL)
-        OR (agent = ? AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = sidecars.session_id AND e.runtime <> 'unknown')))`,
+        OR (agent = ? AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = sidecar_files.session_id AND e.runtime <> 'unknown')))`,
       filter.runtime,
       filter.runtime,
     );
@@ -233,7 +241,7 @@ function whereClause(dirs: readonly string[], filter: SidecarFilter): { sql: str
 /** The newest `limit` valid sidecars of the folders that match the filter, newest first. */
 export function queryValid(db: Database, dirs: readonly string[], filter: SidecarFilter, limit = -1): SidecarRecord[] {
   const { sql, params } = whereClause(dirs, filter);
-  const rows = db.prepare(`SELECT * FROM sidecars WHERE ${sql} ORDER BY ts DESC, path DESC LIMIT ?`).all(...params, limit) as Row[];
+  const rows = db.prepare(`SELECT * FROM sidecar_files WHERE ${sql} ORDER BY ts DESC, path DESC LIMIT ?`).all(...params, limit) as Row[];
   return rows.map(toRecord);
 }
 
@@ -262,14 +270,14 @@ export function totalsQuery(dirs: readonly string[], filter: SidecarFilter): { s
   return {
     sql: `SELECT surface, COUNT(*) AS sidecars, COALESCE(SUM(needs_review), 0) AS needs_review, COALESCE(SUM(degraded), 0) AS degraded,
                  COUNT(confidence) AS confidence_reported, COALESCE(SUM(confidence), 0) AS confidence_sum
-          FROM sidecars WHERE ${sql} GROUP BY surface`,
+          FROM sidecar_files WHERE ${sql} GROUP BY surface`,
     params,
   };
 }
 
 /** The statement queryInvalid runs (exported for the query-plan test). */
 export function invalidQuery(dirs: readonly string[]): { sql: string; params: unknown[] } {
-  return { sql: `SELECT path, error FROM sidecars WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`, params: dirs.map((d) => resolve(d)) };
+  return { sql: `SELECT path, error FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`, params: dirs.map((d) => resolve(d)) };
 }
 
 export function queryInvalid(db: Database, dirs: readonly string[]): Array<Pick<SidecarRecord, 'path' | 'error'>> {
