@@ -157,6 +157,18 @@ describe('metrics on a fixture log', () => {
     expect(m.calibration).toEqual({ labelled: 3, confident: 2, accuracy_when_confident: 0.5 });
   });
 
+  it("a task's sidecars written at the same time: the one with the greater path is its latest", () => {
+    const log = openEventLog(tempDir());
+    try {
+      sidecar(log, 'e2.reflection.json', 'E', ago(1), 0.9, 0);
+      sidecar(log, 'e1.reflection.json', 'E', ago(1), 0.1, 0);
+      outcome(log, 'E', true, ago(1));
+      expect(metricsFor(log.db, NOW, 7).calibration).toEqual({ labelled: 1, confident: 1, accuracy_when_confident: 1 });
+    } finally {
+      log.close();
+    }
+  });
+
   it('the 30-day window takes in the older rows', () => {
     const log = fixture();
     const m = metricsFor(log.db, NOW, 30);
