@@ -557,8 +557,19 @@ fi
 stamp=${now_iso//[-:]/}
 printf -v unique '%s%04x' "$$" "$RANDOM"
 name="$stamp-$safe_session-$unique"
-forge_sweep "$dir"
-sidecar_tmp="$dir/.tmp-$$-$name.json"
+# The sidecar is written in $dir/.tmp, then linked into $dir: the sweep lists that small folder at
+# every turn, never $dir itself, whose listing grows with every sidecar ever written (~2.6 ms at
+# 4,000 sidecars, ~22 ms at 50,000 here, at every Stop). The run that makes .tmp also sweeps $dir
+# once, for temp files that versions before it wrote there. (A .tmp that is not a real folder of
+# ours, such as a planted link, is never written through: the sidecar is then written beside the
+# others, as before.)
+in_flight=$dir/.tmp
+if [[ ! -d $in_flight || -L $in_flight ]]; then
+  forge_ensure_dir "$in_flight" || in_flight=$dir
+  forge_sweep "$dir"
+fi
+[[ $in_flight == "$dir" ]] || forge_sweep "$in_flight"
+sidecar_tmp="$in_flight/.tmp-$$-$name.json"
 sidecar="$dir/$name.reflection.json"
 forge_fresh "$sidecar_tmp" || exit 0
 

@@ -148,6 +148,17 @@ export async function run(ctx) {
     rows.push({ what: 'stop hook after 1,000 earlier turns vs 1', median_ms: aged, ratio: aged / lastBaseline(), target: 'within 10% of the first turn', met: Math.abs(aged - fresh) / fresh <= 0.1, note: `${fresh.toFixed(1)} ms first, ${sidecars()} sidecars in the long session; interleaved` });
     rows.push({ what: 'stop hook vs turns in the session', exponent: growthExponent(turnPoints), points: turnPoints, target: 'context (0 = flat)' });
 
+    // The folder's size: sidecars of other sessions beside this one's (months of use). The Stop hook
+    // never lists the folder (its sweep lists .tmp in it), so this stays flat too.
+    const folderPoints = [{ size: sidecars(), ms: turnPoints[turnPoints.length - 1].ms }];
+    for (const total of quick ? [10_000] : [10_000, 50_000]) {
+      for (let i = sidecars(); i < total; i += 1) {
+        writeFileSync(join(reflections, `20250101T000000.${String(i).padStart(6, '0')}Z-other-session-${i}.reflection.json`), model);
+      }
+      folderPoints.push({ size: sidecars(), ms: time(long, stopHook, stopPayload, 'solo', Math.min(runs, 11)) });
+    }
+    rows.push({ what: 'stop hook vs sidecars in the folder', exponent: growthExponent(folderPoints), points: folderPoints, target: 'context (0 = flat)' });
+
     // The diff's size: 1 … 20,000 changed files, and its growth exponent.
     const sizes = quick ? [1, 100, 1000] : [1, 100, 1000, 5000, 20000];
     const points = [];

@@ -16,8 +16,9 @@ load ../helpers/common
   [[ "$output" == *"stop hook, solo, 200 changed files, no code cache (FORGE_CODE_CACHE=off: a first Stop)"*"target context"* ]]
   [[ "$output" == *"stop hook after 1,000 earlier turns vs 1"* ]]
   [[ "$output" == *"stop hook vs turns in the session"*"growth exponent"* ]]
+  [[ "$output" == *"stop hook vs sidecars in the folder"*"growth exponent"* ]]
   [[ "$output" == *"stop hook vs diff size"*"growth exponent"* ]]
-  node -e 'const r=require(process.argv[1]); const h=r.suites.hooks; if (!(r.node_e_0_ms>0) || !(r.node_e_0_raw_ms>0) || h.length!==10 || !h.some((x)=>typeof x.exponent==="number")) process.exit(1)' "$KIT_ROOT/bench/results/latest.json"
+  node -e 'const r=require(process.argv[1]); const h=r.suites.hooks; if (!(r.node_e_0_ms>0) || !(r.node_e_0_raw_ms>0) || h.length!==11 || !h.some((x)=>typeof x.exponent==="number")) process.exit(1)' "$KIT_ROOT/bench/results/latest.json"
 }
 
 @test "bench refuses a bad --runs and an unknown suite with exit 2" {

@@ -614,6 +614,41 @@ written_events() {
   [ "$(stop_events | wc -l)" -eq 1 ]
 }
 
+@test "a sidecar is written in reflections/.tmp: the sweep lists that at every Stop, and the folder of sidecars only when .tmp is made" {
+  stop
+  assert_promise
+  in_flight="$REPO/.forge/reflections/.tmp"
+  [ -d "$in_flight" ] && [ ! -L "$in_flight" ]
+  [ "$(stat -c %a "$in_flight")" = 700 ]
+  [ -z "$(ls -A "$in_flight")" ]
+  # Leftovers of a killed run (a pid that is gone): the one in .tmp goes at the next Stop; one beside
+  # the sidecars, where versions before .tmp wrote them, is not looked for (that listing grows with
+  # every sidecar ever written).
+  printf '{' >"$in_flight/.tmp-999999-x.json"
+  printf '{' >"$REPO/.forge/reflections/.tmp-999999-old.json"
+  stop
+  assert_promise
+  [ ! -e "$in_flight/.tmp-999999-x.json" ]
+  [ -e "$REPO/.forge/reflections/.tmp-999999-old.json" ]
+  # The run that makes .tmp (the first after an upgrade) sweeps the folder once.
+  rm -r "$in_flight"
+  stop
+  assert_promise
+  [ ! -e "$REPO/.forge/reflections/.tmp-999999-old.json" ]
+  [ "$(sidecar_count)" -eq 3 ]
+  [ -z "$(ls -A "$in_flight")" ]
+  # A link planted as .tmp is never written through: the sidecar is written beside the others.
+  rm -r "$in_flight"
+  mkdir -p "$BATS_TEST_TMPDIR/elsewhere"
+  ln -s "$BATS_TEST_TMPDIR/elsewhere" "$in_flight"
+  stop
+  assert_promise
+  [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+  [ -L "$in_flight" ]
+  [ "$(sidecar_count)" -eq 4 ]
+  [ -z "$(find "$REPO/.forge/reflections" -maxdepth 1 -name '.tmp-*')" ]
+}
+
 @test "orchestrated mode takes the attempt from the bounce count file of the task; solo ignores it" {
   mkdir -p "$REPO/.forge/attempts"
   printf '3\n' >"$REPO/.forge/attempts/acme_2f_c3_a9x_2342.attempt"
