@@ -592,6 +592,22 @@ if forge_spool_name reflection.written stop-hook; then
   written_tmp=$FORGE_SPOOL_TMP written_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
 fi
 
+# The CLI that drains the spool into SQLite once the turn is recorded (below): the project's own
+# (a devDependency) before one on PATH, looked up without a command substitution's fork.
+# FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect command drains instead).
+cli=${FORGE_REFLECT_CLI:-}
+[[ -z $cli && -x $FORGE_PROJECT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_PROJECT/node_modules/.bin/forge-reflect
+[[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
+if [[ -z $cli ]]; then
+  IFS=: read -r -a path_dirs <<<"$PATH"
+  for path_dir in "${path_dirs[@]}"; do
+    [[ $path_dir == /* && -f $path_dir/forge-reflect && -x $path_dir/forge-reflect ]] && cli=$path_dir/forge-reflect && break
+  done
+fi
+[[ $cli == off ]] && cli=''
+[[ -z $cli || $cli == /* ]] || cli=$FORGE_PROJECT/$cli   # a relative FORGE_REFLECT_CLI: from the project
+[[ -n $cli && -x $cli && ! -d $cli ]] || cli=''
+
 status='' degraded=true
 if [[ -n $helper_pid ]]; then
   forge_helper_run FORGE_H_WRITTEN_TMP="$written_tmp" FORGE_H_WRITTEN_FINAL="$written_final" FORGE_H_WRITTEN_ENVELOPE="${FORGE_SPOOL_ENVELOPE:-}" \
@@ -602,7 +618,8 @@ if [[ -n $helper_pid ]]; then
     FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
     FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
     FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" FORGE_H_COUNT_FILE="$count_file" \
-    FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" && status=$FORGE_HELPER_STATUS
+    FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" \
+    FORGE_H_DRAIN_CLI="$cli" FORGE_H_DRAIN_CWD="$FORGE_PROJECT" FORGE_H_DRAIN_STATE="$FORGE_STATE" && status=$FORGE_HELPER_STATUS
   # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
   [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
 fi
@@ -611,6 +628,7 @@ source_used=none
 case "$status" in
   ok* | absent* | invalid*)
     read -r _ source_used _ <<<"$status"
+    cli=''   # the helper starts the drain once it has closed its stdout
     [[ $status == ok* && $git_ok == 1 ]] && degraded=false
     ;;
   *)
@@ -669,22 +687,14 @@ if [[ -z $written_final || ! -e $written_final ]]; then
     "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
 fi
 
-# Drain the spool into SQLite when the kit's CLI is reachable, detached: the hook does not wait,
-# and the child holds none of the hook's output pipes. The project's own CLI (a devDependency)
-# comes before one on PATH. FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect
-# command drains instead).
-cli=${FORGE_REFLECT_CLI:-}
-[[ -z $cli && -x $FORGE_PROJECT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_PROJECT/node_modules/.bin/forge-reflect
-[[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
-[[ -n $cli ]] || cli=$(command -v forge-reflect 2>/dev/null)
-[[ $cli == off ]] && cli=''
-# The drain must not hold this session's lock: close it before the child starts.
+# Unless the helper did, the drain starts here, detached: the hook does not wait, and the child
+# holds none of the hook's output pipes nor this session's lock. One fork, which becomes the drain.
 exec {lock_fd}>&-
-if [[ -n $cli && -x $cli ]]; then
+if [[ -n $cli ]]; then
   if command -v setsid >/dev/null 2>&1; then
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE setsid "$cli" ingest </dev/null >/dev/null 2>&1 &)
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1) &
   else
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE "$cli" ingest </dev/null >/dev/null 2>&1 &)
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1) &
   fi
 fi
 exit 0

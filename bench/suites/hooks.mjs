@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const name = 'hooks';
@@ -72,9 +72,13 @@ export async function run(ctx) {
   // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper-code-cache.ts): the
   // first timed Stop of a repo writes it and the others use it, as a user's Stops do after their
   // first. One row times the Stop hook without it, as context.
+  // Each Stop starts the drain, detached, as a user's does: its start is in every Stop figure. The
+  // drain itself is not (the runtime does not wait for it): a stand-in CLI that exits at once takes
+  // its place, so it does not load the runs after it.
+  const drainStandIn = join(mkdtempSync(join(tmpdir(), 'forge-bench-cli-')), 'forge-reflect');
+  writeFileSync(drainStandIn, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
   const env = (repo, mode, extra = {}) => {
-    // No detached drain after each Stop: it would load the machine during later timed runs.
-    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: 'off' };
+    const e = { ...process.env, CLAUDE_PROJECT_DIR: repo, FORGE_DIR: join(repo, '.forge'), FORGE_REFLECT_CLI: drainStandIn };
     delete e.REFLECTION_MODE;
     delete e.FORGE_CODE_CACHE;
     if (mode) e.REFLECTION_MODE = mode;
@@ -177,5 +181,6 @@ export async function run(ctx) {
     return rows;
   } finally {
     for (const r of repos) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    rmSync(dirname(drainStandIn), { recursive: true, force: true });
   }
 }

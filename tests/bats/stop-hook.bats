@@ -688,6 +688,35 @@ written_events() {
   [ "$(printf '%s' "$output" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')" -eq 2 ]
 }
 
+@test "the drain is started once: by the helper after its answer, by the hook when the helper failed; a relative FORGE_REFLECT_CLI is the project's" {
+  marker="$BATS_TEST_TMPDIR/drains"
+  cli="$BATS_TEST_TMPDIR/count-cli"
+  # The stand-in CLI notes who it is: its argument, FORGE_DIR, cwd and session (a leader of its own).
+  printf '#!/bin/sh\nprintf "%%s %%s %%s %%s\\n" "$1" "$FORGE_DIR" "$(pwd -P)" "$(ps -o sid= -p $$ | tr -d " ")" >>"%s"\n' "$marker" >"$cli" && chmod +x "$cli"
+  FORGE_REFLECT_CLI=$cli stop
+  assert_promise
+  for _ in $(seq 50); do [ -s "$marker" ] && break; sleep 0.1; done
+  sleep 0.3   # time for a second start, which must not come
+  [ "$(wc -l <"$marker")" -eq 1 ]
+  read -r arg dir cwd sid <"$marker"
+  [ "$arg" = ingest ] && [ "$dir" = "$REPO/.forge" ] && [ "$cwd" = "$(cd "$REPO" && pwd -P)" ]
+  [ "$sid" != "$(ps -o sid= -p $$ | tr -d ' ')" ]
+  # A helper that fails: the hook writes the sidecar itself and starts the drain.
+  FORGE_REFLECT_CLI=$cli stop_with_fake_node failing-node 'cat >/dev/null; exit 1'
+  assert_promise
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  for _ in $(seq 50); do [ "$(wc -l <"$marker")" -ge 2 ] && break; sleep 0.1; done
+  sleep 0.3
+  [ "$(wc -l <"$marker")" -eq 2 ]
+  # Relative to the project, wherever the runtime starts the hook.
+  mkdir -p "$REPO/tools" "$REPO/sub"
+  cp "$cli" "$REPO/tools/cli"
+  FORGE_REFLECT_CLI=tools/cli hook_run "$REPO/sub" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  assert_promise
+  for _ in $(seq 50); do [ "$(wc -l <"$marker")" -ge 3 ] && break; sleep 0.1; done
+  [ "$(wc -l <"$marker")" -eq 3 ]
+}
+
 @test "the node helper runs without the user's NODE_OPTIONS: a --require there cannot reach the hook" {
   echo 'require("fs").writeFileSync(process.env.MARK, "ran"); process.stdout.write("noise")' >"$BATS_TEST_TMPDIR/inject.cjs"
   MARK="$BATS_TEST_TMPDIR/injected" NODE_OPTIONS="--require $BATS_TEST_TMPDIR/inject.cjs" stop

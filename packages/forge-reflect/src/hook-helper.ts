@@ -20,10 +20,12 @@
  * $FORGE_H_STOP_FINAL (the hook sends those two first, the rest once git has answered). With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
  * removed once it has placed the sidecar under its final name, saving the hook an `rm`; then the
- * session's count is written and its lock let go (finishTurn). Exit 0 only when the sidecar was
+ * session's count is written and its lock let go (finishTurn). Once its stdout is closed, it starts
+ * the drain the hook names ($FORGE_H_DRAIN_CLI; see startDrain). Exit 0 only when the sidecar was
  * written.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ReflectionMode } from '@forge-reflect/reflection-types';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types/constants';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
@@ -234,7 +236,30 @@ function main(env: Facts): number {
   // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
   // (~10 ms here), which the hook does not wait for.
   if (env.FORGE_H_CLOSE_STDOUT === '1') closeSync(1);
+  startDrain(env);
   return 0;
+}
+
+/**
+ * Starts the drain ($FORGE_H_DRAIN_CLI ingest, in $FORGE_H_DRAIN_CWD, FORGE_DIR=$FORGE_H_DRAIN_STATE)
+ * in a session of its own, reading and writing nothing of ours, once the hook has its answer: the
+ * hook does not wait for it (it saves the hook a fork, ~1 ms of every Stop here). child_process is
+ * loaded only now, after stdout is closed. A drain that cannot start is the next command's to do.
+ */
+function startDrain(env: Facts): void {
+  const cli = env.FORGE_H_DRAIN_CLI;
+  const cwd = env.FORGE_H_DRAIN_CWD;
+  const state = env.FORGE_H_DRAIN_STATE;
+  if (!cli?.startsWith('/') || !cwd?.startsWith('/') || !state?.startsWith('/')) return;
+  try {
+    // (a require: the helper runs in a vm script, where a dynamic import() is refused)
+    const { spawn } = createRequire('/')('node:child_process') as typeof import('node:child_process');
+    const child = spawn(cli, ['ingest'], { cwd, detached: true, stdio: 'ignore', env: { ...process.env, FORGE_DIR: state } });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // not started: the next forge-reflect command drains
+  }
 }
 
 /**
