@@ -23,14 +23,57 @@ describe('changedFromStatus (records)', () => {
         '? new file.txt'),
       'snapshot',
     );
-    expect(out.files).toEqual(['gone.md', 'new file.txt', 'src/auth/a b.ts']);
+    expect([...out.files].sort()).toEqual(['gone.md', 'new file.txt', 'src/auth/a b.ts']);
   });
   it('against HEAD counts staged changes too, and conflicts always', () => {
     const out = changedFromStatus(
       rec(`1 M. N... 100644 100644 100644 ${SHA} ${SHA} staged.ts`, `u UU N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} conflict.ts`),
       'head',
     );
-    expect(out.files).toEqual(['conflict.ts', 'staged.ts']);
+    expect([...out.files].sort()).toEqual(['conflict.ts', 'staged.ts']);
+  });
+});
+
+describe('changedFromStatus (random record lists)', () => {
+  /** The plain reading it must agree with: split on NUL, then each record on its own. */
+  function oracle(status: string, base: 'snapshot' | 'head') {
+    const files: string[] = [];
+    let head = '';
+    let branch = '';
+    for (const r of status.split('\0')) {
+      if (r.startsWith('# branch.oid ')) head = r.slice(13) === '(initial)' ? '' : r.slice(13);
+      else if (r.startsWith('# branch.head ')) branch = r.slice(14) === '(detached)' ? '' : r.slice(14);
+      else if (r[0] === '?') {
+        if (r.slice(2) !== '') files.push(r.slice(2));
+      } else if (r[0] === '1' || r[0] === 'u') {
+        const parts = r.split(' ');
+        const n = r[0] === '1' ? 8 : 10;
+        const path = parts.slice(n).join(' ');
+        if (parts.length > n && path !== '' && (r[0] === 'u' || r[3] !== '.' || (base === 'head' && r[2] !== '.'))) files.push(path);
+      }
+    }
+    return { files, head, branch };
+  }
+  it('agrees with a plain split-and-read of the same text', () => {
+    let seed = 11;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const pick = <T,>(xs: readonly T[]) => xs[next(xs.length)] as T;
+    const paths = ['a.ts', 'dir/with space.md', 'é/ü.txt', ' lead', 'x', '', 'a b c'];
+    for (let round = 0; round < 300; round++) {
+      const records = Array.from({ length: next(12) }, () => {
+        const xy = pick(['.M', 'M.', 'MM', '..', '.D', 'A.', 'UU']);
+        switch (next(7)) {
+          case 0: return `# branch.oid ${pick([SHA, '(initial)'])}`;
+          case 1: return `# branch.head ${pick(['main', '(detached)', 'feat/x y'])}`;
+          case 2: return `? ${pick(paths)}`;
+          case 3: return `u ${xy} N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} ${pick(paths)}`;
+          case 4: return pick(['?', '1', '1 .M N...', `2 R. N... 100644 100644 100644 ${SHA} ${SHA} R100 new\told`, '! ignored']);
+          default: return `1 ${xy} N... 100644 100644 100644 ${SHA} ${SHA} ${pick(paths)}`;
+        }
+      });
+      const text = next(2) ? rec(...records) : records.join('\0');
+      for (const base of ['snapshot', 'head'] as const) expect(changedFromStatus(text, base)).toEqual(oracle(text, base));
+    }
   });
 });
 
@@ -62,7 +105,7 @@ describe('changedFromStatus (real git)', () => {
     git(repo, ['commit', '-qm', 'agent']);
     const status = git(repo, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'], { GIT_INDEX_FILE: snapshot });
     const out = changedFromStatus(status, 'snapshot');
-    expect(out.files).toEqual(['del.md', 'doc.md', 'src/auth/t.ts']);
+    expect([...out.files].sort()).toEqual(['del.md', 'doc.md', 'src/auth/t.ts']);
     expect(out.branch).toBe('main');
     expect(out.head).toMatch(/^[0-9a-f]{40}$/);
   });

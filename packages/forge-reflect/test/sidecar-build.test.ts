@@ -1,7 +1,7 @@
 /** buildSidecar (pure): the self-report as it reaches the sidecar. */
 import { describe, expect, it } from 'vitest';
 import { reflectionV1Schema } from '@forge-reflect/reflection-types';
-import { buildSidecar, type SidecarFacts } from '../src/sidecar/build.js';
+import { buildSidecar, sortedFiles, type SidecarFacts } from '../src/sidecar/build.js';
 
 const facts = (selfReport: object): SidecarFacts => ({
   files: ['src/auth/token.ts', 'notes.md'],
@@ -37,6 +37,17 @@ describe('buildSidecar', () => {
     expect(built.sidecar.files_changed).toEqual(['notes.md', 'src/auth/token.ts']);
     expect(built.sidecar.risk.surface).toBe('auth');
     expect(built.sidecar.risk.needs_review).toBe(true);
+  });
+
+  it('sorts any list of names as a Set then a sort would, without repeats or empty names (random lists)', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const alphabet = ['', 'a', 'b', 'B', '/', '.', 'é', 'z', '0', '\u{1F600}'];
+    for (let round = 0; round < 200; round++) {
+      const names = Array.from({ length: next() % 40 }, () => Array.from({ length: next() % 4 }, () => alphabet[next() % alphabet.length]).join(''));
+      const want = [...new Set(names)].filter((n) => n !== '').sort();
+      expect(sortedFiles(names)).toEqual(want);
+    }
   });
 
   it('fails closed when the changed files could not be listed: review, with the reason', () => {
