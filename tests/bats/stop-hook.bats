@@ -692,6 +692,7 @@ written_events() {
   marker="$BATS_TEST_TMPDIR/drains"
   cli="$BATS_TEST_TMPDIR/count-cli"
   # The stand-in CLI notes who it is: its argument, FORGE_DIR, cwd and session (a leader of its own).
+  # shellcheck disable=SC2016 # the $ are the stand-in's
   printf '#!/bin/sh\nprintf "%%s %%s %%s %%s\\n" "$1" "$FORGE_DIR" "$(pwd -P)" "$(ps -o sid= -p $$ | tr -d " ")" >>"%s"\n' "$marker" >"$cli" && chmod +x "$cli"
   FORGE_REFLECT_CLI=$cli stop
   assert_promise
