@@ -27,7 +27,7 @@ set -o noclobber
 
 here=${BASH_SOURCE[0]%/*}
 # The node helper is started first, before bash has even read the rest of this file, and waits on
-# its stdin for the facts (forge_helper_run), so node's own start (~70 ms here) runs while the hook
+# its stdin for the facts (forge_helper_run), so node's own start (~25 ms here) runs while the hook
 # reads the payload, takes the lock and asks git.
 # It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
 # a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
@@ -381,18 +381,19 @@ forge_helper_send() {
   return "$rc"
 }
 
-# forge_helper_run NAME=VALUE...: sends the last facts, closes the helper's input and waits, at most
-# FORGE_HELPER_SECONDS, for the end of the helper's stdout: it closes it once it is done with every
-# file (FORGE_H_CLOSE_STDOUT), and node's own teardown after that is not waited for. Sets
+# forge_helper_run NAME=VALUE...: sends the last facts and the end record (FORGE_H_END) and waits, at
+# most FORGE_HELPER_SECONDS, for the end of the helper's stdout: it closes it once it is done with
+# every file (FORGE_H_CLOSE_STDOUT). The helper's input stays open until this hook exits: the helper
+# waits for that before its own last steps (starting the drain, node's teardown), so they do not
+# compete with this hook's for the CPU. Sets
 # FORGE_HELPER_STATUS to its one status line, which it writes only once the sidecar is written; a
 # helper that fails says nothing or something else, which the caller refuses. Fails when the helper
 # could not be reached or ran out of time (then it is killed first, so it writes nothing after the
 # bash fallback has).
 forge_helper_run() {
-  local rc=0 to_helper=${FORGE_HELPER[1]:--1}
+  local rc=0
   FORGE_HELPER_STATUS=''
-  forge_helper_send "$@" FORGE_H_CLOSE_STDOUT=1 || rc=1
-  ((to_helper < 0)) || exec {to_helper}>&-
+  forge_helper_send "$@" FORGE_H_CLOSE_STDOUT=1 FORGE_H_END=1 || rc=1
   if ((rc == 0)); then
     IFS= read -r -d '' -t "$FORGE_HELPER_SECONDS" FORGE_HELPER_STATUS <&"$helper_out"
     if (($? > 128)); then
@@ -688,7 +689,8 @@ if [[ -z $written_final || ! -e $written_final ]]; then
 fi
 
 # Unless the helper did, the drain starts here, detached: the hook does not wait, and the child
-# holds none of the hook's output pipes nor this session's lock. One fork, which becomes the drain.
+# holds none of the hook's output pipes nor this session's lock (nor the helper's input: bash
+# closes that on exec). One fork, which becomes the drain.
 exec {lock_fd}>&-
 if [[ -n $cli ]]; then
   if command -v setsid >/dev/null 2>&1; then

@@ -526,7 +526,7 @@ written_events() {
   rm -f "$REPO"/.forge/spool/*.event
   # A helper that reads its facts, writes the first bytes of the event under the name it was given, then dies.
   # shellcheck disable=SC2016 # expanded by the fake node, not here
-  stop_with_fake_node half-writer 'tmp=$(tr "\000" "\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p"); printf "{\"v\":1" >"$tmp"; exit 1'
+  stop_with_fake_node half-writer 'tmp=$(sed -z "/^FORGE_H_END=1\$/q" | tr "\000" "\n" | sed -n "s/^FORGE_H_WRITTEN_TMP=//p"); printf "{\"v\":1" >"$tmp"; exit 1'
   assert_promise
   [ "$(written_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do
@@ -593,7 +593,7 @@ written_events() {
   fake="$BATS_TEST_TMPDIR/slow-node"
   mkdir -p "$fake"
   # The fake node says when the hook has sent it the facts (the self-report is taken by then), then hangs.
-  printf '#!/bin/sh\ncat >/dev/null\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
+  printf '#!/bin/sh\nsed -z "/^FORGE_H_END=1\\$/q" >/dev/null\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/node-started" ] && break; sleep 0.05; done
@@ -703,7 +703,7 @@ written_events() {
   [ "$arg" = ingest ] && [ "$dir" = "$REPO/.forge" ] && [ "$cwd" = "$(cd "$REPO" && pwd -P)" ]
   [ "$sid" != "$(ps -o sid= -p $$ | tr -d ' ')" ]
   # A helper that fails: the hook writes the sidecar itself and starts the drain.
-  FORGE_REFLECT_CLI=$cli stop_with_fake_node failing-node 'cat >/dev/null; exit 1'
+  FORGE_REFLECT_CLI=$cli stop_with_fake_node failing-node 'sed -z "/^FORGE_H_END=1\$/q" >/dev/null; exit 1'
   assert_promise
   [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
   for _ in $(seq 50); do [ "$(wc -l <"$marker")" -ge 2 ] && break; sleep 0.1; done
@@ -716,6 +716,26 @@ written_events() {
   assert_promise
   for _ in $(seq 50); do [ "$(wc -l <"$marker")" -ge 3 ] && break; sleep 0.1; done
   [ "$(wc -l <"$marker")" -eq 3 ]
+}
+
+@test "the helper starts the drain only once its input is closed: the hook holds it open until it exits" {
+  mark="$BATS_TEST_TMPDIR/drain-started"
+  cli="$BATS_TEST_TMPDIR/mark-cli"
+  printf '#!/bin/sh\n: >"%s"\n' "$mark" >"$cli" && chmod +x "$cli"
+  coproc HELPER { exec node "$KIT_ROOT/hooks/lib/reflect-helper.cjs" 2>/dev/null; }
+  printf '%s\0' FORGE_H_OUT="$BATS_TEST_TMPDIR/s.json" FORGE_H_GIT_OK=0 FORGE_H_CLOSE_STDOUT=1 \
+    FORGE_H_DRAIN_CLI="$cli" FORGE_H_DRAIN_CWD="$BATS_TEST_TMPDIR" FORGE_H_DRAIN_STATE="$BATS_TEST_TMPDIR" FORGE_H_END=1 >&"${HELPER[1]}"
+  status_line=''
+  IFS= read -r -t 10 status_line <&"${HELPER[0]}"
+  [ "$status_line" = 'absent none' ]
+  [ -s "$BATS_TEST_TMPDIR/s.json" ]
+  # The answer is in, the input still open: no drain yet (a helper that did not wait starts it in ms).
+  sleep 0.5
+  [ ! -e "$mark" ]
+  to_helper=${HELPER[1]}
+  exec {to_helper}>&-
+  for _ in $(seq 100); do [ -e "$mark" ] && break; sleep 0.05; done
+  [ -e "$mark" ]
 }
 
 @test "the node helper runs without the user's NODE_OPTIONS: a --require there cannot reach the hook" {
@@ -797,7 +817,7 @@ written_events() {
   mkdir -p "$fake"
   # A helper that removes what it was given (the facts on its stdin name it) and dies before writing anything.
   # shellcheck disable=SC2016 # expanded by the fake node, not here
-  printf '#!/bin/sh\ntr "\\000" "\\n" | sed -n "s/^FORGE_H_\\(STATUS\\|PAYLOAD\\)=//p" | while IFS= read -r f; do rm -f "$f"; done\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  printf '#!/bin/sh\nsed -z "/^FORGE_H_END=1\\$/q" | tr "\\000" "\\n" | sed -n "s/^FORGE_H_\\(STATUS\\|PAYLOAD\\)=//p" | while IFS= read -r f; do rm -f "$f"; done\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   file=$(last_sidecar)

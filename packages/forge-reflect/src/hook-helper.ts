@@ -236,8 +236,25 @@ function main(env: Facts): number {
   // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
   // (~10 ms here), which the hook does not wait for.
   if (env.FORGE_H_CLOSE_STDOUT === '1') closeSync(1);
+  // What is left is the helper's own: starting the drain, and node's teardown. The hook sent its
+  // facts with an end record and holds its end of stdin until it exits, so this waits for that and
+  // neither competes with the hook's last steps for the CPU (~1 ms of every Stop here).
+  if (stdinOpen) waitForEnd();
   startDrain(env);
   return 0;
+}
+
+/** Reads stdin to its end (the hook's exit), or gives up when it cannot be read. */
+function waitForEnd(): void {
+  const sink = Buffer.allocUnsafe(4096);
+  try {
+    while (readSync(0, sink, 0, sink.length, null) > 0) {
+      // nothing more is expected; whatever comes is dropped
+    }
+  } catch {
+    // EAGAIN on a non-blocking stdin, or EOF by error: nothing to wait for
+  }
+  stdinOpen = false;
 }
 
 /**
@@ -373,14 +390,35 @@ function parseFacts(text: string): Record<string, string> {
  */
 declare const FORGE_STDIN_READ: Buffer | undefined;
 
+/** The hook's last record: the facts are complete, and stdin stays open until the hook exits. */
+const END_RECORD = Buffer.from('FORGE_H_END=1\0');
+/** Whether stdin is still open after the facts (they ended with END_RECORD, not with its end). */
+let stdinOpen = false;
+
+function endsWithEndRecord(data: Buffer): boolean {
+  if (data.length < END_RECORD.length) return false;
+  const tail = data.subarray(data.length - END_RECORD.length);
+  return tail.equals(END_RECORD) && (data.length === END_RECORD.length || data[data.length - END_RECORD.length - 1] === 0);
+}
+
+/** The facts: stdin up to the hook's end record, or to its end (a hook that gave up, or a test). */
 function readFacts(): Record<string, string> {
   const already = typeof FORGE_STDIN_READ === 'undefined' ? undefined : FORGE_STDIN_READ;
+  const chunks: Buffer[] = already === undefined ? [] : [already];
+  let data = already ?? Buffer.alloc(0);
   try {
-    const rest = readFileSync(0);
-    return parseFacts((already === undefined ? rest : Buffer.concat([already, rest])).toString('utf8'));
+    while (!endsWithEndRecord(data)) {
+      const chunk = Buffer.allocUnsafe(65536);
+      const n = readSync(0, chunk, 0, chunk.length, null);
+      if (n === 0) return parseFacts(data.toString('utf8'));
+      chunks.push(chunk.subarray(0, n));
+      data = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    }
   } catch {
-    return already === undefined ? {} : parseFacts(already.toString('utf8'));
+    return parseFacts(data.toString('utf8'));
   }
+  stdinOpen = true;
+  return parseFacts(data.toString('utf8'));
 }
 
 const facts = readFacts();
