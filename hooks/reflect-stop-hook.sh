@@ -629,7 +629,7 @@ source_used=none
 case "$status" in
   ok* | absent* | invalid*)
     read -r _ source_used _ <<<"$status"
-    cli=''   # the helper starts the drain once it has closed its stdout
+    cli=''   # the helper starts the drain, once this hook has exited
     [[ $status == ok* && $git_ok == 1 ]] && degraded=false
     ;;
   *)

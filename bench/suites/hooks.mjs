@@ -72,9 +72,9 @@ export async function run(ctx) {
   // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper-code-cache.ts): the
   // first timed Stop of a repo writes it and the others use it, as a user's Stops do after their
   // first. One row times the Stop hook without it, as context.
-  // Each Stop starts the drain, detached, as a user's does: its start is in every Stop figure. The
-  // drain itself is not (the runtime does not wait for it): a stand-in CLI that exits at once takes
-  // its place, so it does not load the runs after it.
+  // Each Stop starts the drain as a user's does (its helper does, once the hook has exited; the
+  // runtime does not wait for it). A stand-in CLI that exits at once takes the drain's place, so the
+  // drain's work does not load the runs after it.
   const drainStandIn = join(mkdtempSync(join(tmpdir(), 'forge-bench-cli-')), 'forge-reflect');
   writeFileSync(drainStandIn, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
   const env = (repo, mode, extra = {}) => {

@@ -1,7 +1,7 @@
 /**
  * The Stop hook's helper starts through this: it compiles the bundled helper (hook-helper.ts, given
  * as source text at build time) with a V8 code cache, runs it, and, when there was no usable cache,
- * writes one once the helper is done with the hook (stdout closed: the hook no longer waits).
+ * writes one once the helper is done (after the hook has exited: see hook-helper.ts).
  *
  * Why: node compiles every function the first time it runs it. For the helper that was ~3 ms of a
  * Stop hook whose floor is node's own start, on the hook's critical path at every turn. With the

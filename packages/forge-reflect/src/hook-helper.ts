@@ -7,8 +7,9 @@
  * The hook starts it first and sends the facts once git has answered, so node's own start overlaps
  * the hook's work: everything is loaded before stdin is read.
  *
- * Input: the facts FORGE_H_* as NUL-separated `NAME=value` records on stdin, read to its end (an
- * empty stdin: the hook gave up, nothing is written; see parseFacts). Output: the sidecar JSON
+ * Input: the facts FORGE_H_* as NUL-separated `NAME=value` records on stdin, read up to the end
+ * record FORGE_H_END, or to stdin's end when none comes (an empty stdin: the hook gave up, nothing
+ * is written; see parseFacts). Output: the sidecar JSON
  * written to $FORGE_H_OUT (created exclusively, 0600) and, with $FORGE_H_FINAL, linked to that name
  * when it is free (then the temp name is removed), and one status line on stdout:
  * `<ok|absent|invalid> <answer|file|none> [reason]`: what became of the self-report, and where it
@@ -20,9 +21,9 @@
  * $FORGE_H_STOP_FINAL (the hook sends those two first, the rest once git has answered). With
  * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
  * removed once it has placed the sidecar under its final name, saving the hook an `rm`; then the
- * session's count is written and its lock let go (finishTurn). Once its stdout is closed, it starts
- * the drain the hook names ($FORGE_H_DRAIN_CLI; see startDrain). Exit 0 only when the sidecar was
- * written.
+ * session's count is written and its lock let go (finishTurn). After the end record the hook holds
+ * stdin open until it exits: once stdin ends, the helper starts the drain the hook names
+ * ($FORGE_H_DRAIN_CLI; see startDrain). Exit 0 only when the sidecar was written.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -244,24 +245,23 @@ function main(env: Facts): number {
   return 0;
 }
 
-/** Reads stdin to its end (the hook's exit), or gives up when it cannot be read. */
+/** Reads stdin to its end (the hook's exit); whatever comes after the end record is dropped. */
 function waitForEnd(): void {
   const sink = Buffer.allocUnsafe(4096);
   try {
     while (readSync(0, sink, 0, sink.length, null) > 0) {
-      // nothing more is expected; whatever comes is dropped
+      // dropped
     }
   } catch {
-    // EAGAIN on a non-blocking stdin, or EOF by error: nothing to wait for
+    // stdin cannot be read (a non-blocking one): nothing to wait for
   }
-  stdinOpen = false;
 }
 
 /**
  * Starts the drain ($FORGE_H_DRAIN_CLI ingest, in $FORGE_H_DRAIN_CWD, FORGE_DIR=$FORGE_H_DRAIN_STATE)
- * in a session of its own, reading and writing nothing of ours, once the hook has its answer: the
- * hook does not wait for it (it saves the hook a fork, ~1 ms of every Stop here). child_process is
- * loaded only now, after stdout is closed. A drain that cannot start is the next command's to do.
+ * in a session of its own, reading and writing nothing of ours, after the hook has exited: it costs
+ * the hook nothing (its own fork of the drain was ~2 ms of every Stop here). child_process is loaded
+ * only now. A drain that cannot start is the next command's to do.
  */
 function startDrain(env: Facts): void {
   const cli = env.FORGE_H_DRAIN_CLI;
@@ -403,16 +403,13 @@ function endsWithEndRecord(data: Buffer): boolean {
 
 /** The facts: stdin up to the hook's end record, or to its end (a hook that gave up, or a test). */
 function readFacts(): Record<string, string> {
-  const already = typeof FORGE_STDIN_READ === 'undefined' ? undefined : FORGE_STDIN_READ;
-  const chunks: Buffer[] = already === undefined ? [] : [already];
-  let data = already ?? Buffer.alloc(0);
+  let data = (typeof FORGE_STDIN_READ === 'undefined' ? undefined : FORGE_STDIN_READ) ?? Buffer.alloc(0);
   try {
     while (!endsWithEndRecord(data)) {
       const chunk = Buffer.allocUnsafe(65536);
       const n = readSync(0, chunk, 0, chunk.length, null);
       if (n === 0) return parseFacts(data.toString('utf8'));
-      chunks.push(chunk.subarray(0, n));
-      data = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      data = data.length === 0 ? chunk.subarray(0, n) : Buffer.concat([data, chunk.subarray(0, n)]);
     }
   } catch {
     return parseFacts(data.toString('utf8'));
