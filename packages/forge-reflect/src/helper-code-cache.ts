@@ -45,19 +45,25 @@ export function codeCacheDir(firstFact: string, env: Record<string, string | und
 function readFirstFact(): { read: Buffer; first: string } {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let filled = 0;
+  let end = -1;
   try {
-    while (filled < buffer.length) {
+    while (filled < buffer.length && end < 0) {
       const n = readSync(0, buffer, filled, buffer.length - filled, null);
       if (n === 0) break;
+      // A loop, not Buffer#indexOf: the first call of each Buffer method costs ~0.1 ms in a fresh process.
+      for (let i = filled; i < filled + n; i++) {
+        if (buffer[i] === 0) {
+          end = i;
+          break;
+        }
+      }
       filled += n;
-      if (buffer.subarray(filled - n, filled).includes(0)) break;
     }
   } catch {
     // stdin closed or unreadable: the helper reads what it can
   }
   const read = buffer.subarray(0, filled);
-  const end = read.indexOf(0);
-  return { read, first: read.subarray(0, end < 0 ? read.length : end).toString('utf8') };
+  return { read, first: read.toString('utf8', 0, end < 0 ? filled : end) };
 }
 
 // (String work without regexes here: a regex is compiled on first use, ~0.1 ms each, and this runs
@@ -82,9 +88,13 @@ function ours(mode: number, uid: number): boolean {
 
 /** The cached data when folder and file pass the checks above, else undefined. */
 export function readCodeCache(dir: string, name: string): Buffer | undefined {
+  let folderFd: number | undefined;
   let fd: number | undefined;
   try {
-    const folder = lstatSync(dir);
+    // The folder opened (never through a link) and its fstat, not an lstat: fstat is needed for
+    // the file anyway, and lstat's first call costs ~0.15 ms more in a fresh process here.
+    folderFd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    const folder = fstatSync(folderFd);
     if (!folder.isDirectory() || !ours(folder.mode, folder.uid)) return undefined;
     fd = openSync(`${dir}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const file = fstatSync(fd);
@@ -101,6 +111,7 @@ export function readCodeCache(dir: string, name: string): Buffer | undefined {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+    if (folderFd !== undefined) closeSync(folderFd);
   }
 }
 

@@ -19,6 +19,41 @@ describe('lastReflectionBlock', () => {
     expect(lastReflectionBlock('```reflections\n{}\n```')).toEqual({ kind: 'none' });
     expect(lastReflectionBlock(`text\n\`\`\`reflection\n${REPORT}`)).toEqual({ kind: 'unterminated', text: REPORT });
   });
+  it('reads fences exactly as the regexes it replaced (random answers)', () => {
+    // The former implementation, kept as the oracle: lines split at \r?\n, an opening line
+    // /^[ \t]{0,3}(`{3,}|~{3,})[ \t]*reflection[ \t]*$/, a closing line of the same character.
+    const byRegex = (text: string) => {
+      const lines = text.split(/\r?\n/);
+      let found: ReturnType<typeof lastReflectionBlock> = { kind: 'none' };
+      for (let i = 0; i < lines.length; i++) {
+        const open = /^[ \t]{0,3}(`{3,}|~{3,})[ \t]*reflection[ \t]*$/.exec(lines[i] ?? '');
+        if (!open) continue;
+        const fence = open[1] ?? '```';
+        const closing = new RegExp(`^[ \\t]{0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`);
+        const end = lines.findIndex((line, j) => j > i && closing.test(line));
+        if (end < 0) return { kind: 'unterminated' as const, text: lines.slice(i + 1).join('\n') };
+        found = { kind: 'block', text: lines.slice(i + 1, end).join('\n') };
+        i = end;
+      }
+      return found;
+    };
+    let seed = 12345;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n; // Park-Miller: exact in doubles
+    const pick = <T,>(list: readonly T[]) => list[next(list.length)] as T;
+    // Lines that are near misses and hits of a fence: indents, fence runs, info strings, blanks.
+    const line = () =>
+      next(4) === 0
+        ? pick(['{"confidence":0.5}', 'text', '', ' x ``` y'])
+        : pick(['', ' ', '   ', '    ', '\t', ' \t ']) + pick(['`', '~']).repeat(2 + next(4)) + pick(['', ' ', '\t']) + pick(['reflection', 'reflection', 'reflections', 'ts', '']) + pick(['', ' ', ' \t', 'x']);
+    const kinds = new Set<string>();
+    for (let run = 0; run < 3000; run++) {
+      let text = line();
+      for (let k = next(8); k > 0; k--) text += pick(['\n', '\n', '\r\n', '\r']) + line();
+      kinds.add(byRegex(text).kind);
+      expect(lastReflectionBlock(text), JSON.stringify(text)).toEqual(byRegex(text));
+    }
+    expect([...kinds].sort()).toEqual(['block', 'none', 'unterminated']);
+  });
 });
 
 describe('answerFromPayload', () => {

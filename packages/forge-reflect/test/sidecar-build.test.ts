@@ -1,7 +1,7 @@
 /** buildSidecar (pure): the self-report as it reaches the sidecar. */
 import { describe, expect, it } from 'vitest';
 import { reflectionV1Schema } from '@forge-reflect/reflection-types';
-import { buildSidecar, sortedFiles, type SidecarFacts } from '../src/sidecar/build.js';
+import { buildSidecar, cleanText, sortedFiles, type SidecarFacts } from '../src/sidecar/build.js';
 
 const facts = (selfReport: object): SidecarFacts => ({
   files: ['src/auth/token.ts', 'notes.md'],
@@ -100,5 +100,27 @@ describe('buildSidecar checks with the generated validators, as the CLI reads', 
     expect(() => buildSidecar({ ...facts(report), attempt: 0 })).toThrow('/provenance/reflection_attempt: must be >= 1');
     expect(() => buildSidecar({ ...facts(report), timestamp: '2026-02-30T10:00:00Z' })).toThrow('/timestamp: must match format "date-time"');
     expect(buildSidecar({ ...facts(report), timestamp: '2028-02-29T10:00:00Z' }).sidecar.timestamp).toBe('2028-02-29T10:00:00Z');
+  });
+});
+
+describe('cleanText', () => {
+  it('removes exactly the characters of its class, whether or not a text holds any (every code unit to U+2100, then random texts)', () => {
+    // eslint-disable-next-line no-control-regex
+    const byRegex = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+    for (let c = 0; c <= 0x2100; c++) {
+      const text = `a${String.fromCharCode(c)}b`;
+      expect(cleanText(text), `U+${c.toString(16)}`).toBe(byRegex(text));
+    }
+    const alphabet = ['a', ' ', '\t', '\n', '\r', '\u0000', '\u001b', '\u007f', '\u0085', '\u009f', '\u00a0', '\u202a', '\u202e', '\u202f', '\u2066', '\u2069', '\u206a', 'é'];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    let changed = 0;
+    for (let run = 0; run < 2000; run++) {
+      let text = '';
+      for (let k = next(12); k > 0; k--) text += alphabet[next(alphabet.length)];
+      if (byRegex(text) !== text) changed++;
+      expect(cleanText(text), JSON.stringify(text)).toBe(byRegex(text));
+    }
+    expect(changed).toBeGreaterThan(500);
   });
 });

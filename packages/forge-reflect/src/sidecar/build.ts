@@ -65,12 +65,24 @@ export const CUT_MARK = '… [cut]';
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
+ * Whether `text` holds a character cleanText removes. A loop, so the Stop hook's helper builds the
+ * regex only for a text that needs it (a regex is compiled at its first use, at every Stop).
+ */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c <= 0x1f && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true;
+  }
+  return false;
+}
+
+/**
  * Control characters (C0 but tab and newline, DEL, C1, and the bidi overrides) removed, so a report
  * printed to a terminal cannot be steered by escape sequences; then cut to `max` with a mark.
  */
 export function cleanText(text: string, max = SELF_REPORT_STRING_MAX): string {
   // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  const clean = hasControl(text) ? text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '') : text;
   if (clean.length <= max) return clean;
   let end = max - CUT_MARK.length;
   const code = clean.charCodeAt(end - 1);
