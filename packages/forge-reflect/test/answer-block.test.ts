@@ -1,6 +1,7 @@
 /** The self-report in the final answer: the last ```reflection block, from a payload or a transcript tail. */
 import { describe, expect, it } from 'vitest';
 import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from '../src/sidecar/answer-block.js';
+import { mulberry32 } from '../src/analysis/prng.js';
 
 const REPORT = '{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"token expiry unchecked"},"known_not_in_diff":null}';
 const answer = (body: string) => `Done: added the token check.\n\n\`\`\`reflection\n${body}\n\`\`\`\n`;
@@ -37,8 +38,8 @@ describe('lastReflectionBlock', () => {
       }
       return found;
     };
-    let seed = 12345;
-    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n; // Park-Miller: exact in doubles
+    const rand = mulberry32(12345);
+    const next = (n: number) => Math.floor(rand() * n);
     const pick = <T,>(list: readonly T[]) => list[next(list.length)] as T;
     // Lines that are near misses and hits of a fence: indents, fence runs, info strings, blanks.
     const line = () =>

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { reflectionV1Schema } from '@forge-reflect/reflection-types';
 import { buildSidecar, cleanText, sortedFiles, type SidecarFacts } from '../src/sidecar/build.js';
+import { mulberry32 } from '../src/analysis/prng.js';
 
 const facts = (selfReport: object): SidecarFacts => ({
   files: ['src/auth/token.ts', 'notes.md'],
@@ -112,8 +113,8 @@ describe('cleanText', () => {
       expect(cleanText(text), `U+${c.toString(16)}`).toBe(byRegex(text));
     }
     const alphabet = ['a', ' ', '\t', '\n', '\r', '\u0000', '\u001b', '\u007f', '\u0085', '\u009f', '\u00a0', '\u202a', '\u202e', '\u202f', '\u2066', '\u2069', '\u206a', 'é'];
-    let seed = 7;
-    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    const rand = mulberry32(7);
+    const next = (n: number) => Math.floor(rand() * n);
     let changed = 0;
     for (let run = 0; run < 2000; run++) {
       let text = '';
