@@ -64,25 +64,26 @@ export const CUT_MARK = '… [cut]';
 /** Keys that could reach an object's prototype: dropped from the self-report before it is checked. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/**
- * Whether `text` holds a character cleanText removes. A loop, so the Stop hook's helper builds the
- * regex only for a text that needs it (a regex is compiled at its first use, at every Stop).
- */
-function hasControl(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c <= 0x1f && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true;
-  }
-  return false;
+/** A UTF-16 code unit cleanText removes: C0 but tab and newline, DEL, C1, the bidi overrides. */
+function isControl(c: number): boolean {
+  return (c <= 0x1f && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
 /**
  * Control characters (C0 but tab and newline, DEL, C1, and the bidi overrides) removed, so a report
  * printed to a terminal cannot be steered by escape sequences; then cut to `max` with a mark.
+ * A loop, not a regex: the Stop hook's helper runs this in a fresh process at every turn, where a
+ * regex is compiled at its first use; a text without such a character comes back as it is.
  */
 export function cleanText(text: string, max = SELF_REPORT_STRING_MAX): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = hasControl(text) ? text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '') : text;
+  let clean = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isControl(text.charCodeAt(i))) continue;
+    clean += text.slice(from, i);
+    from = i + 1;
+  }
+  clean = from === 0 ? text : clean + text.slice(from);
   if (clean.length <= max) return clean;
   let end = max - CUT_MARK.length;
   const code = clean.charCodeAt(end - 1);
