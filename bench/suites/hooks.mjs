@@ -85,12 +85,19 @@ export async function run(ctx) {
     Object.assign(e, extra);
     return e;
   };
-  const time = (repo, command, input, mode, count = runs, extra = {}) =>
-    medianOf(count, () => {
+  // settled: how long each run of the last figure left processes running after it (the Stop hook's
+  // helper), which the launcher waits for before the next run, untimed.
+  let settled = [];
+  const time = (repo, command, input, mode, count = runs, extra = {}) => {
+    settled = [];
+    return medianOf(count, () => {
       const r = timeProcess('sh', ['-c', command], { cwd: repo, input, env: env(repo, mode, extra) });
       if (r.status !== 0 || r.stdout.length > 0) throw new Error(`${command} broke its promise in the benchmark`);
+      if (typeof r.settleMs === 'number') settled.push(r.settleMs);
       return r.ms;
     });
+  };
+  const livesOn = () => (settled.length > 0 ? `its helper runs on ${median(settled).toFixed(1)} ms after it (the drain's start, node's exit), waited for untimed before the next run` : undefined);
   // Called right after the figure's own medianOf: lastBaseline() is the node -e 0 timed between its runs.
   const row = (what, median_ms, limit) => {
     const ratio = median_ms / lastBaseline();
@@ -114,7 +121,7 @@ export async function run(ctx) {
       row('event hook, solo (PostToolUse, one line: a record of the spool log)', time(repo, eventHook, toolPayload, 'solo', near), 0.2),
       row('event hook, solo (the same payload on many lines: a record too)', time(repo, eventHook, prettyPayload, 'solo', near), 0.2),
       { ...row(`event hook, solo (one line of ${bigPayload.length.toLocaleString('en-US')} bytes: over a record, a file of its own)`, time(repo, eventHook, bigPayload, 'solo'), Infinity), target: 'context (a payload of 4,000-4,096 bytes)', met: undefined },
-      row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo', near), 1.5),
+      { ...row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo', near), 1.5), note: livesOn() },
       { ...row('stop hook, solo, 200 changed files, no code cache (FORGE_CODE_CACHE=off: a first Stop)', time(repo, stopHook, stopPayload, 'solo', runs, { FORGE_CODE_CACHE: 'off' }), Infinity), target: 'context (the first Stop after a build or a node upgrade)', met: undefined },
     ];
     if (filesIn(repo) !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${filesIn(repo)}`);
