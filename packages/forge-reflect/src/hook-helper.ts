@@ -224,7 +224,8 @@ function main(env: Facts): number {
       // kept only when it can be; the sidecar says it was refused either way
     }
   }
-  const reason = (built.selfReportReason ?? '').replace(/[\r\n]+/g, ' ').slice(0, 500);
+  // (no reason, nearly always: no regex is built for it)
+  const reason = built.selfReportReason ? built.selfReportReason.replace(/[\r\n]+/g, ' ').slice(0, 500) : '';
   // The status goes out before the sidecar is placed: a helper stopped in between leaves the hook
   // a status and a sidecar still to place, never a placed sidecar without its status.
   writeSync(1, `${built.selfReport} ${chosen.source}${reason ? ` ${reason}` : ''}\n`);
@@ -302,15 +303,16 @@ function startDrain(env: Facts): void {
  */
 function finishTurn(env: Facts): void {
   const count = env.FORGE_H_COUNT ?? '';
-  if (env.FORGE_H_COUNT_FILE && /^[1-9][0-9]{0,8}$/.test(count)) {
+  if (env.FORGE_H_COUNT_FILE && isCount(count)) {
     try {
       // Written over the old bytes, then cut to length: no O_TRUNC, which frees the file's block and
-      // took ~0.2 ms here (ext4), against ~3 µs for a write in place and a truncate to the same size.
+      // took ~0.2 ms here (ext4), against ~3 µs for a write in place. Cut only when the old text was
+      // longer (a count only grows), so the truncate's first call (~0.08 ms) is seldom paid.
       const fd = openSync(env.FORGE_H_COUNT_FILE, constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
       try {
         const text = `${count}\n`;
         writeSync(fd, text, 0);
-        ftruncateSync(fd, text.length);
+        if (fstatSync(fd).size > text.length) ftruncateSync(fd, text.length);
       } finally {
         closeSync(fd);
       }
@@ -325,6 +327,16 @@ function finishTurn(env: Facts): void {
   } catch {
     // gone, or not ours: nothing to let go
   }
+}
+
+/** A session count as the hook writes it: 1 to 999,999,999, no leading zero (a loop: no regex to compile). */
+function isCount(text: string): boolean {
+  if (text.length === 0 || text.length > 9 || text[0] === '0') return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /** The self-report file that went into the sidecar, kept beside it (the hook's mv otherwise). */
@@ -405,14 +417,16 @@ function parseFacts(text: string): Record<string, string> {
 declare const FORGE_STDIN_READ: Buffer | undefined;
 
 /** The hook's last record: the facts are complete, and stdin stays open until the hook exits. */
-const END_RECORD = Buffer.from('FORGE_H_END=1\0');
+const END_RECORD = 'FORGE_H_END=1\0';
 /** Whether stdin is still open after the facts (they ended with END_RECORD, not with its end). */
 let stdinOpen = false;
 
 function endsWithEndRecord(data: Buffer): boolean {
-  if (data.length < END_RECORD.length) return false;
-  const tail = data.subarray(data.length - END_RECORD.length);
-  return tail.equals(END_RECORD) && (data.length === END_RECORD.length || data[data.length - END_RECORD.length - 1] === 0);
+  // Byte by byte: Buffer.from, subarray and equals would each cost their first call (~0.05 ms).
+  const start = data.length - END_RECORD.length;
+  if (start < 0 || (start > 0 && data[start - 1] !== 0)) return false;
+  for (let i = 0; i < END_RECORD.length; i++) if (data[start + i] !== END_RECORD.charCodeAt(i)) return false;
+  return true;
 }
 
 /** The facts: stdin up to the hook's end record, or to its end (a hook that gave up, or a test). */
