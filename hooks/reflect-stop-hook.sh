@@ -38,11 +38,14 @@ here=${BASH_SOURCE[0]%/*}
 # (Bash also closes it, and says so in FORGE_HELPER[1], when it reaps
 # a helper that died.) The end it writes is copied to a descriptor of the hook's own, so its status
 # is still there to read after bash has reaped it.
+# --preserve-symlinks-main: node takes the helper's path as given instead of resolving every folder
+# of it with lstat and readlink (~0.6 ms of every Stop here, measured in the hook over 251 paired
+# runs); the helper requires nothing but node's own modules, so no lookup depends on that path.
 helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out=''
 forge_helper_start() {
   local from_helper
   command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
-  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node "$helper" 2>/dev/null; }
+  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node --preserve-symlinks-main "$helper" 2>/dev/null; }
   helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]}
   exec {helper_out}<&"$from_helper" {from_helper}<&-
 }

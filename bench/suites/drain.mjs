@@ -73,10 +73,15 @@ export async function run(ctx) {
       const count = db.prepare('SELECT count(*) FROM events').pluck().get();
       db.close();
       if (count !== n) throw new Error(`forge-reflect ${argv.join(' ')} logged ${count} of ${n} events`);
-      const trash = readdirSync(spoolDir).filter((f) => f.startsWith('.drained-')).map((f) => join(spoolDir, f));
-      const returned = process.hrtime.bigint();
-      while (trash.some((dir) => existsSync(dir))) spawnSync('sleep', ['0.02']);
-      const removalMs = Number(process.hrtime.bigint() - returned) / 1e6;
+      // The launcher waits for the background rm (untimed) and says how long it ran on; without it
+      // (no python3), the folders it removes are watched until they are gone.
+      let removalMs = r.settleMs;
+      if (typeof removalMs !== 'number') {
+        const trash = readdirSync(spoolDir).filter((f) => f.startsWith('.drained-')).map((f) => join(spoolDir, f));
+        const returned = process.hrtime.bigint();
+        while (trash.some((dir) => existsSync(dir))) spawnSync('sleep', ['0.02']);
+        removalMs = Number(process.hrtime.bigint() - returned) / 1e6;
+      }
       return { ms: r.ms, mib: Number(readFileSync(rssFile, 'utf8')) / 1024, removalMs };
     } finally {
       rmSync(state, { recursive: true, force: true });

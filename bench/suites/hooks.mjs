@@ -6,7 +6,7 @@
 //   Stop hook <= 1.5x at 200 changed files, <= 8x at 20,000; 1 vs 1,000 earlier turns within 10%.
 // Also the growth exponent of the Stop hook's time against the diff (1 … 20,000 changed files).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,9 +24,10 @@ function scratchRepo(root, files) {
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'bench@example.com');
   git('config', 'user.name', 'bench');
-  // The kit's hooks where a registration finds them (a link, committed with the base: not a change).
-  mkdirSync(join(dir, '.claude', 'hooks'), { recursive: true });
-  symlinkSync(join(root, 'hooks'), join(dir, '.claude', 'hooks', 'forge-reflect'));
+  // The kit's hooks where a registration finds them, vendored by the kit's own installer as a user's
+  // repo has them (copies, not a link to the kit: node would resolve a link's path at every start),
+  // committed with the base: not a change.
+  execFileSync(process.execPath, [join(root, 'packages/forge-reflect/bin/forge-reflect.js'), 'install', '--repo', dir], { stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
   const paths = [];
   for (let i = 0; i < Math.max(files, 1); i += 1) {
     const area = AREAS[i % AREAS.length];

@@ -81,6 +81,21 @@ JSON
   [ "$(jget "$second" provenance.reflection_attempt)" = 2 ]
 }
 
+@test "a kit reached through links (a linked folder, a linked parent) still runs its node helper, not the bash fallback" {
+  mkdir -p "$BATS_TEST_TMPDIR/real" "$REPO/.forge"
+  ln -s "$KIT_ROOT/hooks" "$BATS_TEST_TMPDIR/real/kit"
+  ln -s "$BATS_TEST_TMPDIR/real" "$BATS_TEST_TMPDIR/via"
+  cat >"$REPO/.forge/reflection-input.json" <<'JSON'
+{"confidence":0.7,"most_likely_wrong":{"surface":"ui","description":"the spacing"},"known_not_in_diff":null}
+JSON
+  hook_run "$REPO" bash "$BATS_TEST_TMPDIR/via/kit/reflect-stop-hook.sh" <"$PAYLOADS/stop.json"
+  assert_promise
+  file=$(last_sidecar)
+  # Merged and not degraded: only the helper does that (the bash fallback always degrades).
+  [ "$(jget "$file" confidence)" = 0.7 ]
+  [ "$(jget "$file" provenance.degraded)" = false ]
+}
+
 @test "the session's count is rewritten in place to exactly its new line, whatever the file held before" {
   stop
   assert_promise
