@@ -185,16 +185,18 @@ forge_proc_start() {
 # forge_task_key TASK_REF: sets FORGE_TASK_KEY, the file-name key of a task: every byte outside
 # [A-Za-z0-9-] becomes _ and two hex digits (acme#42 -> acme_2342), at most 200 characters. The
 # CLI (bounce) writes <state>/attempts/<key>.attempt with the same rule.
+# A run of kept bytes is taken whole: one step per encoded byte, not per byte (a 40-character
+# branch name was ~160 bash commands).
 forge_task_key() {
-  local LC_ALL=C s=$1 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    if [[ $c == [A-Za-z0-9-] ]]; then
-      out+=$c
-    else
-      printf -v c '_%02x' "'$c"
-      out+=$c
-    fi
+  local LC_ALL=C s=$1 out='' keep hex
+  while [[ -n $s ]]; do
+    keep=${s%%[^A-Za-z0-9-]*}
+    out+=$keep
+    s=${s:${#keep}}
+    [[ -n $s ]] || break
+    printf -v hex '_%02x' "'${s:0:1}"
+    out+=$hex
+    s=${s:1}
   done
   FORGE_TASK_KEY=${out:0:200}
 }
