@@ -66,6 +66,17 @@ load ../helpers/common
   node -e 'const t=JSON.parse(process.argv[1]); if (t.status!==null || t.signal!==15) process.exit(1)' "${lines[0]}"
 }
 
+@test "bench/launch.py answers only once what the timed process left running has ended (a child, a detached grandchild), and says how long that took" {
+  dir=$BATS_TEST_TMPDIR
+  # The timed shell exits at once; what it started writes its file 0.3 s later.
+  head=$(node -e 'console.log(JSON.stringify({ argv: ["sh", "-c", "(sleep 0.3; : >left-child) & setsid sh -c \"sleep 0.3; : >left-detached\" & exit 0"], cwd: process.argv[1], env: { PATH: process.env.PATH } }))' "$dir")
+  run bash -c 'printf "%s\n" "$1" | python3 "$2"' _ "$head" "$KIT_ROOT/bench/launch.py"
+  [ "$status" -eq 0 ]
+  [ -e "$dir/left-child" ]
+  [ -e "$dir/left-detached" ]
+  node -e 'const t=JSON.parse(process.argv[1]); if (t.status!==0 || typeof t.settle_ms!=="number" || t.left!==0) process.exit(1)' "${lines[0]}"
+}
+
 @test "the drain suite (quick) takes the issue's 20,000 events/s as events per node -e 0 start, for records and for files, and prints events/s beside" {
   run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 drain
   [ "$status" -eq 0 ]
