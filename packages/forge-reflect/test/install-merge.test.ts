@@ -58,7 +58,7 @@ describe('the canonical registration', () => {
     for (const { groups } of registration.events) {
       for (const group of groups) {
         for (const command of groupCommands(group)) {
-          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
+          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
         }
       }
     }
@@ -88,7 +88,7 @@ describe('mergeRegistration', () => {
     // Existing events keep their place; new ones come after them, in canonical order.
     expect(Object.keys(hooks)).toEqual(['Stop', 'PostToolUse', 'PreToolUse', ...EVENTS.filter((e) => !['Stop', 'PostToolUse'].includes(e))]);
     expect(hooks.Stop?.[0]).toEqual((userSettings().hooks as Record<string, JsonObject[]>).Stop?.[0]);
-    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual(['case "$REFLECTION_MODE" in solo|orchestrated) exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac']);
+    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual(['case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac']);
     expect(hooks.PostToolUse?.slice(0, 2)).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PostToolUse);
     expect(hooks.PostToolUse).toHaveLength(3);
     expect(hooks.PreToolUse).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PreToolUse);
@@ -106,7 +106,7 @@ describe('mergeRegistration', () => {
   });
 
   it('does not add a group whose command is already there, even with another timeout', () => {
-    const stop = 'case "$REFLECTION_MODE" in solo|orchestrated) exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac';
+    const stop = 'case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac';
     const settings: JsonObject = { hooks: { Stop: [{ hooks: [{ type: 'command', command: stop, timeout: 99 }] }] } };
     const merged = mergeRegistration(settings, registration);
     expect((merged.settings.hooks as Record<string, unknown[]>).Stop).toHaveLength(1);

@@ -61,8 +61,8 @@ interface Run {
 }
 
 /** Runs one registered command as its runtime would, in `cwd` for the project `repo`. */
-function runAs(module: RuntimeModule, command: string, repo: string, cwd: string, out: string): Run {
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, FAKE_OUT: out, REFLECTION_MODE: 'solo' };
+function runAs(module: RuntimeModule, command: string, repo: string, cwd: string, out: string, extraEnv: Record<string, string> = {}): Run {
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, FAKE_OUT: out, REFLECTION_MODE: 'solo', ...extraEnv };
   let shell = 'bash';
   let text = command;
   if (module.id === 'claude-code') {
@@ -104,6 +104,23 @@ describe.each([
       expect(run, b.event).toEqual({ status: module.id === 'claude-code' ? 127 : 0, stdout: '', stderr: run.stderr, record: '' });
       if (module.id !== 'claude-code') expect(run.stderr).toBe('');
     }
+  });
+});
+
+describe('Claude Code: a BASH_ENV of the user', () => {
+  it('is not run by the hook\'s bash: nothing of it reaches the hook\'s stdout, and the hook still runs', () => {
+    const repo = fakeRepo('bash env');
+    const marker = join(repo, '..', 'bash-env-ran');
+    const bashEnv = join(repo, '..', 'bash-env.sh');
+    // What such a file may do: print, and take time (nvm's loader, say).
+    writeFileSync(bashEnv, `echo 'printed by BASH_ENV'\n: >>'${marker}'\n`);
+    for (const b of bindingsFor('claude-code')) {
+      const out = join(repo, '..', `out-${b.event}`);
+      const run = runAs(claudeCode, claudeCode.command(b.hook, b.event), repo, repo, out, { BASH_ENV: bashEnv });
+      expect(run, b.event).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      expect(run.record).toContain('stdin={"hook_event_name":"X"}');
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

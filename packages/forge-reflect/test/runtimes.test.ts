@@ -40,8 +40,8 @@ describe('the hook map and the registrations generated from it', () => {
 
   it('Claude commands pass the runtime to the hook', () => {
     const hooks = registrationValue(registrationOf(claudeCode)).hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>;
-    expect(hooks.PostToolUse?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) LC_ALL=C exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-event-hook.sh PostToolUse claude-code;; esac');
-    expect(hooks.Stop?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac');
+    expect(hooks.PostToolUse?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) LC_ALL=C BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-event-hook.sh PostToolUse claude-code;; esac');
+    expect(hooks.Stop?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac');
   });
 
   it('Codex: only event names Codex knows, seconds within its limits (SessionEnd and Interrupt at most 3)', () => {

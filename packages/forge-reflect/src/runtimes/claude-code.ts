@@ -50,11 +50,16 @@ const shape: ShapeRule = {
  * starts in the C locale: it handles bytes only, and bash then loads no locale data at its start
  * (~1 ms of a ~17 ms hook on the bench machine, whose C.UTF-8 is a dozen files). The Stop hook keeps
  * the user's locale: its bash cuts text to lengths, which must not split a UTF-8 character.
+ * BASH_ENV is emptied for that bash: a non-interactive bash runs the file it names before the hook's
+ * first line, so a user's BASH_ENV (one that loads nvm, say) would run inside every hook, slow it,
+ * and could print on the hook's stdout, which Claude Code reads for decisions. (Codex and Gemini
+ * start hooks with their own `bash -c`, which has run it already; their commands are left as they
+ * are, since Codex asks the user to review a changed command again.)
  */
 export function claudeCommand(hook: KitHook, event: string): string {
   const args = hook === 'event' ? `${event} claude-code` : 'claude-code';
   const locale = hook === 'event' ? 'LC_ALL=C ' : '';
-  return `case "$REFLECTION_MODE" in solo|orchestrated) ${locale}exec bash "$CLAUDE_PROJECT_DIR"/${scriptPath(hook)} ${args};; esac`;
+  return `case "$REFLECTION_MODE" in solo|orchestrated) ${locale}BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/${scriptPath(hook)} ${args};; esac`;
 }
 
 export const claudeCode: RuntimeModule = {
