@@ -54,6 +54,27 @@ export function templateRepo(): string {
   return dir;
 }
 
+/**
+ * Removes a scratch tree that the Stop hook's detached drain (`forge-reflect ingest`, started once
+ * the hook has exited) may still be writing in. rmSync's own retries list a folder's children once
+ * and then only retry the folder's rmdir, so one file the drain creates after that listing (its
+ * event log, say) failed every retry (seen in CI: 52 s of retries, then ENOTEMPTY). Each attempt
+ * here removes the tree anew, until the drain is done with it (20 s at most).
+ */
+function removeWhileWritten(path: string): void {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      rmSync(path, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EBUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+}
+
 export function makeScratchRepo(): ScratchRepo {
   const parent = mkdtempSync(join(tmpdir(), 'forge e2e '));
   const dir = join(parent, 'my project');
@@ -69,9 +90,7 @@ export function makeScratchRepo(): ScratchRepo {
       const r = spawnSync(join(dir, 'node_modules', '.bin', 'forge-reflect'), args, { cwd: dir, env: baseEnv(env), encoding: 'utf8', timeout: 120_000 });
       return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
     },
-    // The Stop hook's detached drain may still be writing in .forge when a test ends: retry while
-    // a folder is not yet empty (ENOTEMPTY is one of the errors rmSync retries).
-    cleanup: () => rmSync(parent, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 }),
+    cleanup: () => removeWhileWritten(parent),
   };
   return repo;
 }
