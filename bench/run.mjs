@@ -51,11 +51,11 @@ export function cleanEnv(extra = {}) {
 // no baseline, runs beside the one before it.
 const launchPy = join(here, 'launch.py');
 const launcher = (() => {
-  if (args.includes('--spawn-sync')) return { name: 'node spawnSync (asked for with --spawn-sync)', python: null };
+  if (args.includes('--spawn-sync')) return { name: 'node spawnSync (asked for with --spawn-sync; what a timed process leaves running is not waited for)', python: null };
   const probe = spawnSync('python3', ['-c', 'import os; os.posix_spawn'], { stdio: 'ignore' });
   return probe.status === 0
     ? { name: 'posix_spawn from bench/launch.py (python3)', python: 'python3' }
-    : { name: 'node spawnSync (no python3 here for bench/launch.py)', python: null };
+    : { name: 'node spawnSync (no python3 here for bench/launch.py; what a timed process leaves running is not waited for)', python: null };
 })();
 
 /**

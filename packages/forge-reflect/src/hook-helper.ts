@@ -40,18 +40,26 @@ const SELF_REPORT_MAX_BYTES = 256 * 1024;
 /** How much of the transcript's end is read when the payload carries no final answer. */
 const TRANSCRIPT_TAIL_BYTES = 1024 * 1024;
 
-function readOrNull(path: string | undefined): string | null {
+/**
+ * The text of a regular file, or its last `max` bytes; null when it is missing, not a regular file
+ * or unreadable. open, fstat and read, which the helper's start has already run once, not
+ * readFileSync: the first call of each fs function costs ~0.1 ms in a fresh process here. Decoded
+ * once read whole: Node 20's readFileSync(path, 'utf8') took twice as long on a 2.5 MB git status.
+ * O_NONBLOCK: a FIFO planted at the path must not hold the helper at the open.
+ */
+function readText(path: string | undefined, max = Infinity): string | null {
   if (!path) return null;
   let fd: number | undefined;
   try {
-    // open, fstat and read, which the helper's start has already run once, not readFileSync: the
-    // first call of each fs function costs ~0.1 ms in a fresh process here. Decoded once read
-    // whole: Node 20's readFileSync(path, 'utf8') took twice as long on a 2.5 MB git status.
-    fd = openSync(path, constants.O_RDONLY);
-    const buffer = Buffer.allocUnsafe(fstatSync(fd).size);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return null;
+    const length = Math.min(max, stats.size);
+    const from = stats.size - length;
+    const buffer = Buffer.allocUnsafe(length);
     let read = 0;
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, null);
+    while (read < length) {
+      const n = readSync(fd, buffer, read, length - read, from + read);
       if (n === 0) break;
       read += n;
     }
@@ -74,37 +82,14 @@ function readSelfReportFile(path: string | undefined): SelfReportFile {
     return { kind: 'absent' };
   }
   if (size > SELF_REPORT_MAX_BYTES) return { kind: 'unreadable', reason: `larger than ${SELF_REPORT_MAX_BYTES} bytes` };
-  const text = readOrNull(path);
+  const text = readText(path);
   return text === null ? { kind: 'unreadable', reason: 'cannot read' } : { kind: 'text', text };
 }
 
-/** The last `max` bytes of a regular file, or null. */
-function readTail(path: string, max: number): string | null {
-  let fd: number | undefined;
-  try {
-    // O_NONBLOCK: a FIFO planted at the path must not hold the helper at the open.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return null;
-    const length = Math.min(max, stats.size);
-    const buffer = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, stats.size - length + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 /** The Stop payload from the hook's spool file: every byte after the envelope line. */
 function readPayload(path: string | undefined): string | null {
-  const text = readOrNull(path);
+  const text = readText(path);
   if (text === null) return null;
   const newline = text.indexOf('\n');
   return newline < 0 ? null : text.slice(newline + 1);
@@ -132,7 +117,7 @@ function chooseSelfReport(env: Facts): Chosen {
   let answer = payload === null ? null : answerFromPayload(payload);
   if (answer === null && payload !== null) {
     const transcript = transcriptPath(payload);
-    const tail = transcript === null ? null : readTail(transcript, TRANSCRIPT_TAIL_BYTES);
+    const tail = transcript === null ? null : readText(transcript, TRANSCRIPT_TAIL_BYTES);
     if (tail !== null) answer = answerFromTranscriptTail(tail);
   }
   const block = answer === null ? { kind: 'none' as const } : lastReflectionBlock(answer);
@@ -177,10 +162,10 @@ function namesSession(text: string): boolean {
  * text and split again cost ~15 ms here.
  */
 function changedList(env: Facts): string[] | null {
-  const status = readOrNull(env.FORGE_H_STATUS);
+  const status = readText(env.FORGE_H_STATUS);
   if (status === null) return null;
   const { files } = changedFromStatus(status, env.FORGE_H_STATUS_BASE === 'snapshot' ? 'snapshot' : 'head');
-  const committed = readOrNull(env.FORGE_H_COMMITTED);
+  const committed = readText(env.FORGE_H_COMMITTED);
   return committed === null ? files : files.concat(committed.split('\0'));
 }
 
@@ -323,7 +308,7 @@ function finishTurn(env: Facts): void {
   const lock = env.FORGE_H_LOCK;
   if (!lock || !env.FORGE_H_LOCK_OWNER) return;
   try {
-    if (readOrNull(lock) === `${env.FORGE_H_LOCK_OWNER}\n`) unlinkSync(lock);
+    if (readText(lock) === `${env.FORGE_H_LOCK_OWNER}\n`) unlinkSync(lock);
   } catch {
     // gone, or not ours: nothing to let go
   }
