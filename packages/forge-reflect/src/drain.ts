@@ -37,6 +37,13 @@ import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js'
  * (18 runs at 500: 118-119 MiB, no slower).
  */
 export const DEFAULT_BATCH_SIZE = 500;
+/**
+ * Spool-file bytes per transaction, whatever the count: the same rows-live-until-commit reason.
+ * Spool files can be as large as the hook's 1 MiB cap, and a drain of 600 such files (a backlog of
+ * large tool outputs) held 500 of them before its first commit: 1.35 GB peak here, 13.9 s. With
+ * this cap it commits every ~8 MiB.
+ */
+export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
 export const STALE_TEMP_MS = 60_000;
 /** The hook caps payloads at 1 MiB; anything much larger did not come from it. */
 export const MAX_SPOOL_FILE_BYTES = 1024 * 1024 + 64 * 1024;
@@ -60,8 +67,10 @@ export interface DrainCounts {
 }
 
 export interface DrainOptions {
-  /** Files per transaction (default 1,000). */
+  /** Files per transaction (default DEFAULT_BATCH_SIZE). */
   batchSize?: number;
+  /** Spool-file bytes per transaction: a batch ends once its files reach this (default DEFAULT_BATCH_BYTES). */
+  batchBytes?: number;
   /** An already open log to write to (left open); default: opened and closed here. */
   log?: EventLog;
   /** Redaction rules; default: read from `<state dir>/config.json`. */
@@ -288,11 +297,15 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       }
     };
     const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
+    const batchBytes = Math.max(1, options.batchBytes ?? DEFAULT_BATCH_BYTES);
     try {
-      for (let start = 0; start < events.length; start += batchSize) {
+      let next = 0;
+      while (next < events.length) {
         const rows: EventRow[] = [];
         const done: string[] = [];
-        for (const name of events.slice(start, start + batchSize)) {
+        let bytes = 0;
+        while (next < events.length && rows.length < batchSize && bytes < batchBytes) {
+          const name = events[next++] as string;
           const read = readSpoolFile(join(spool, name));
           if (read.kind === 'gone') continue;
           const outcome: SpoolOutcome = read.kind === 'bad' ? { ok: false, reason: `spool file ${read.reason}` } : parseSpoolFile(name, read.bytes, rules);
@@ -312,6 +325,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           }
           rows.push(outcome.row);
           done.push(name);
+          bytes += read.kind === 'bytes' ? read.bytes.length : 0;
         }
         if (!commit(rows)) break;
         mover.move(done);

@@ -353,6 +353,21 @@ describe('exactly once', () => {
     log.close();
     expect(order).toEqual([...order].sort((a, b) => b - a)); // inserted oldest (highest i) first
   });
+
+  it('ends a batch at its byte budget too: large spool files are committed a few at a time, none lost', () => {
+    const stateDir = tempDir();
+    const big = 'x'.repeat(3_000);
+    for (let i = 0; i < 10; i++) writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'Stop', text: big }), receivedUs: 1_763_806_600_000_000 + i * 10 });
+    const sizes: number[] = [];
+    const log = openEventLog(stateDir);
+    const counting = { ...log, insertBatch: (batch: EventRow[], mark?: Parameters<typeof log.insertBatch>[1]) => (sizes.push(batch.length), log.insertBatch(batch, mark)) };
+    // Each file is ~3.2 KB: a budget of 7,000 bytes ends a batch at its third file.
+    expect(drainSpool(stateDir, { ...quiet, log: counting, batchBytes: 7_000 })).toMatchObject({ drained: 10, rejected: 0 });
+    log.close();
+    expect(sizes).toEqual([3, 3, 3, 1]);
+    expect(spoolEventFiles(stateDir)).toEqual([]);
+    expect(rows(stateDir).map((r) => r.session_id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`).sort());
+  });
 });
 
 describe('spool housekeeping and the lock', () => {
