@@ -117,7 +117,8 @@ let readBuffer: Buffer | undefined;
 function readSpoolFile(path: string): ReadOutcome {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Non-blocking: a FIFO with a spool file's name is refused below, not waited on at its open.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return { kind: 'gone' };

@@ -7,13 +7,14 @@
  * parallel hooks), then brings the schema up to date by `PRAGMA user_version` inside one
  * `BEGIN IMMEDIATE` transaction, so two processes opening a new file migrate it once.
  */
-import { chmodSync, closeSync, fstatSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { UserError } from './errors.js';
 import type { EventType, Runtime } from './runtime-shapes.js';
 import { ensureStateDir, eventsDbPathOf } from './state-dir.js';
 import { backfillRollups, ROLLUP_TABLES_SQL, RollupBatch } from './loops/metrics-rollup.js';
+import { NOT_REGULAR } from './regular-file.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -278,9 +279,12 @@ export function isBusyError(error: unknown): boolean {
 
 /** Creates the db file 0600 when missing (SQLite gives -wal and -shm the file's mode). */
 function ensurePrivateFile(path: string): void {
-  const fd = openSync(path, 'a', 0o600);
+  // Non-blocking: a FIFO in the log's place fails here (ENXIO), or below, instead of holding the
+  // command at its open until a reader comes.
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o600);
   try {
     const stats = fstatSync(fd);
+    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR });
     if ((stats.mode & 0o077) !== 0 && typeof process.getuid === 'function' && stats.uid === process.getuid()) chmodSync(path, 0o600);
   } finally {
     closeSync(fd);
@@ -342,6 +346,8 @@ export function openEventLog(stateDir: string): EventLog {
     db = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof UserError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === NOT_REGULAR || code === 'ENXIO') throw new UserError(`the event log ${path} is not a regular file; move it aside (forge-reflect doctor --repair does) and run the command again`);
     throw new UserError(`cannot open the event log ${path} (${describe(error)}); check the file's permissions`);
   }
   try {

@@ -6,9 +6,9 @@
  * A missing file means none. A bad file, a bad entry or an invalid regex is skipped with one
  * warning line each; configuration never stops the log from being written.
  */
-import { readFileSync } from 'node:fs';
 import { configPathOf } from './state-dir.js';
 import type { RedactionPattern, RedactionRules } from './redact.js';
+import { readErrorText, readRegularText } from './regular-file.js';
 
 export type Warn = (message: string) => void;
 
@@ -64,9 +64,9 @@ export function loadRedactionRules(stateDir: string, warn: Warn = warnOnStderr):
   const path = configPathOf(stateDir);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularText(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn(`cannot read ${path} (${(error as NodeJS.ErrnoException).code}); extra redaction patterns ignored`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn(`cannot read ${path} (${readErrorText(error)}); extra redaction patterns ignored`);
     return { extra: [] };
   }
   let config: unknown;

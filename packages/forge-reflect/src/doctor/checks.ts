@@ -4,7 +4,7 @@
  * its job (exit 1); `warn` means it works but something needs a look.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VENDORED_DIR } from '../install/settings-merge.js';
 import { loadRegistration } from '../install/kit.js';
@@ -14,6 +14,7 @@ import { RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
 import { isSidecarName } from '../sidecar-files.js';
 import { LIVE_LOG_NAME } from '../spool-log.js';
+import { readRegularText } from '../regular-file.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -114,7 +115,7 @@ export function checkRegistrations(ctx: DoctorContext): Check[] {
     for (const rel of module.registrationFiles) {
       let text: string;
       try {
-        text = readFileSync(join(repo, rel), 'utf8');
+        text = readRegularText(join(repo, rel));
       } catch {
         continue;
       }
@@ -238,7 +239,8 @@ export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
   const name = 'event log';
   const path = eventsDbPathOf(ctx.stateDir);
   try {
-    statSync(path);
+    // SQLite would open a FIFO in the log's place and wait for ever at its first read.
+    if (!statSync(path).isFile()) return fail(name, `${path} is not a regular file`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
   } catch {
     return ok(name, `${path} not created yet`);
   }

@@ -4,9 +4,9 @@
  * `FORGE_EXPORT=off` turns it off either way. Free of OpenTelemetry code, so `ingest` can ask
  * cheaply and import the exporter only when the answer is yes.
  */
-import { readFileSync } from 'node:fs';
 import { configPathOf } from '../state-dir.js';
 import { hasEndpoint, type ExportConfig } from './otlp-config.js';
+import { readRegularText } from '../regular-file.js';
 
 /** How long the automatic export may take, retries included. */
 export const AUTO_EXPORT_BUDGET_MS = 20_000;
@@ -14,7 +14,7 @@ export const AUTO_EXPORT_BUDGET_MS = 20_000;
 /** The `export` object of `<state dir>/config.json` ({} when absent or unreadable). */
 export function readExportConfig(stateDir: string): ExportConfig {
   try {
-    const parsed = JSON.parse(readFileSync(configPathOf(stateDir), 'utf8')) as unknown;
+    const parsed = JSON.parse(readRegularText(configPathOf(stateDir))) as unknown;
     const e = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>).export : undefined;
     return e !== null && typeof e === 'object' && !Array.isArray(e) ? (e as ExportConfig) : {};
   } catch {

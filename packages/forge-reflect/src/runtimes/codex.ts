@@ -14,7 +14,6 @@
  * found in the rollout file by the drain (codex-rollout.ts); apply_patch's response text starts
  * with its own `Exit code: N` and `Wall time: S seconds` lines.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Check } from '../doctor/checks.js';
@@ -23,6 +22,7 @@ import { compactedStart } from './claude-code.js';
 import { typesFor, type KitHook } from './hook-map.js';
 import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, ms, str, type Payload } from './payload.js';
+import { readRegularText } from '../regular-file.js';
 
 export const CODEX_HOOKS_FILE = '.codex/hooks.json';
 /** Codex gives SessionEnd and Interrupt hooks at most this long, and warns on every run when asked for more. */
@@ -124,7 +124,7 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   const config = codexConfigPath(env);
   let text = '';
   try {
-    text = readFileSync(config, 'utf8');
+    text = readRegularText(config);
   } catch {
     // no user config: nothing is trusted yet
   }
@@ -137,7 +137,7 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   );
   // Hooks in both .codex/hooks.json and [hooks] of the same layer's config.toml: Codex warns on every run.
   try {
-    if (tomlTables(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8')).some((t) => t.header === 'hooks' || t.header.startsWith('hooks.'))) {
+    if (tomlTables(readRegularText(join(repo, '.codex', 'config.toml'))).some((t) => t.header === 'hooks' || t.header.startsWith('hooks.'))) {
       checks.push({ name: 'codex hook files', status: 'warn', detail: `.codex/config.toml also has [hooks]: Codex warns when one layer uses both`, fix: `move those hooks into ${CODEX_HOOKS_FILE}` });
     }
   } catch {

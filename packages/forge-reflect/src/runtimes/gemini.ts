@@ -19,7 +19,6 @@
  * tool_response.llmContent; a tool that failed itself sets tool_response.error. SessionEnd fires up
  * to three times on an interactive /quit; the drain keeps the first (see dedupe in drain.ts).
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Check } from '../doctor/checks.js';
@@ -27,6 +26,7 @@ import type { EventType } from '../runtime-shapes.js';
 import { typesFor, type KitHook } from './hook-map.js';
 import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, obj, str, type Payload } from './payload.js';
+import { readRegularText } from '../regular-file.js';
 
 export const GEMINI_SETTINGS_FILE = '.gemini/settings.json';
 export const GEMINI_HOOK_NAME = 'forge-reflect';
@@ -143,7 +143,7 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   const path = trustedFoldersPath(env);
   let rules: unknown = null;
   try {
-    rules = JSON.parse(readFileSync(path, 'utf8'));
+    rules = JSON.parse(readRegularText(path));
   } catch {
     // none yet
   }
@@ -153,7 +153,7 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
       : { name: 'gemini folder trust', status: 'warn', detail: `${repo} is not a trusted folder: Gemini CLI ignores .gemini/settings.json there`, fix: trustSteps(repo, env)[0] as string },
   );
   try {
-    const settings = obj(JSON.parse(readFileSync(join(repo, GEMINI_SETTINGS_FILE), 'utf8')));
+    const settings = obj(JSON.parse(readRegularText(join(repo, GEMINI_SETTINGS_FILE))));
     const config = obj(settings?.hooksConfig);
     if (config?.enabled === false) {
       checks.push({ name: 'gemini hooks switch', status: 'fail', detail: `hooksConfig.enabled is false in ${GEMINI_SETTINGS_FILE}: no hook runs`, fix: `remove "enabled": false from hooksConfig in ${GEMINI_SETTINGS_FILE}` });

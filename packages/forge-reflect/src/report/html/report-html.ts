@@ -2,7 +2,6 @@
  * `report --format html`: gathers what the page shows from the event log and the sidecars (the same
  * index and filters as the table report), renders the charts to SVG, writes one self-contained file.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { REVIEW_SURFACES } from '@forge-reflect/reflection-types/constants';
@@ -15,6 +14,7 @@ import { reliabilitySpec, surfacesSpec, toolsSpec, turnsSpec } from './charts.js
 import { htmlPage, type BounceRow, type PageModel, type PageSvgs, type SlowCall, type ToolRow, type TurnDetail, type TurnRow } from './page.js';
 import { reliabilityOf } from './reliability.js';
 import { renderSvg } from './render-svg.js';
+import { readRegularText } from '../../regular-file.js';
 
 /** Turns drawn and listed at most (the summary counts all). */
 export const MAX_TURNS_DRAWN = 2000;
@@ -57,7 +57,7 @@ function bounceRows(db: Database): BounceRow[] {
 function detailOf(turn: number, record: SidecarRecord): TurnDetail {
   const fallback: TurnDetail = { turn, path: record.path, reason: 'the sidecar could not be read again', most_likely_wrong: null, known_not_in_diff: null, files: record.files };
   try {
-    const s = JSON.parse(readFileSync(record.path, 'utf8')) as {
+    const s = JSON.parse(readRegularText(record.path)) as {
       risk?: { reason?: unknown };
       most_likely_wrong?: { surface?: unknown; description?: unknown } | null;
       known_not_in_diff?: unknown;
