@@ -60,7 +60,13 @@ forge_helper_start
 # repos: -1.4 ms (95% interval 0.4..1.8); in six such runs -1.1..-1.8 ms. (Written on one line
 # with the start, `forge_helper_start && read ...`, the gain was smaller and unsteady, for reasons
 # not found.)
-[[ -n $helper_out ]] && read -r -t 0.0001 -u "$helper_out" _
+# Only with bash 5.2 or later and outside POSIX mode, which time a read out with pselect(2). Older
+# bash, and POSIX mode, arm a SIGALRM whose handler only sets a flag: one that lands between bash's
+# check of that flag and its read(2) would leave this read waiting for bytes the helper sends only
+# once it has the facts, and the hook would hang until the runtime kills it.
+if [[ -n $helper_out ]] && ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 502)) && ! shopt -qo posix; then
+  read -r -t 0.0001 -u "$helper_out" _
+fi
 
 # shellcheck source=lib/common.sh
 source "$here/lib/common.sh" || exit 0

@@ -145,6 +145,11 @@ function readSpoolFile(path: string): ReadOutcome {
   }
 }
 
+/** A whole number of at least 1, else the default (NaN or Infinity would never end a batch). */
+function atLeastOne(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value >= 1 ? Math.trunc(value) : fallback;
+}
+
 function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
@@ -297,8 +302,8 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         return false;
       }
     };
-    const batchSize = Math.max(1, Math.trunc(options.batchSize ?? DEFAULT_BATCH_SIZE));
-    const batchBytes = Math.max(1, options.batchBytes ?? DEFAULT_BATCH_BYTES);
+    const batchSize = atLeastOne(options.batchSize, DEFAULT_BATCH_SIZE);
+    const batchBytes = atLeastOne(options.batchBytes, DEFAULT_BATCH_BYTES);
     try {
       let next = 0;
       while (next < events.length) {

@@ -361,7 +361,10 @@ describe('exactly once', () => {
     const sizes: number[] = [];
     const log = openEventLog(stateDir);
     const counting = { ...log, insertBatch: (batch: EventRow[], mark?: Parameters<typeof log.insertBatch>[1]) => (sizes.push(batch.length), log.insertBatch(batch, mark)) };
-    // Each file is ~3.2 KB: a budget of 7,000 bytes ends a batch at its third file.
+    // A budget of 7,000 bytes ends a batch at its third file for any file of 2,334-3,499 bytes.
+    const fileSizes = spoolEventFiles(stateDir).map((name) => statSync(join(stateDir, 'spool', name)).size);
+    expect(fileSizes).toHaveLength(10);
+    expect(fileSizes.every((size) => size >= 2_334 && size <= 3_499)).toBe(true);
     expect(drainSpool(stateDir, { ...quiet, log: counting, batchBytes: 7_000 })).toMatchObject({ drained: 10, rejected: 0 });
     log.close();
     expect(sizes).toEqual([3, 3, 3, 1]);

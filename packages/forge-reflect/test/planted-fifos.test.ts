@@ -69,7 +69,7 @@ describe('a FIFO planted under a name the kit reads', () => {
     expect(cli(state, 'events').status).toBe(0);
   });
 
-  it('readRegularFile refuses a FIFO, a folder and a device at once, and reads a file whole', () => {
+  it('readRegularFile refuses a FIFO, a folder and a device at once, and reads a file whole, past the size fstat gave', () => {
     const dir = tempDir();
     mkfifo(join(dir, 'fifo'));
     const script = `
@@ -80,9 +80,11 @@ describe('a FIFO planted under a name the kit reads', () => {
       for (const name of ['fifo', '.', '/dev/null', 'file', 'missing']) {
         try { out[name] = readRegularText(name.startsWith('/') ? name : process.argv[1] + '/' + name).length; } catch (e) { out[name] = e.code; }
       }
+      // /proc files say size 0 and hold more: read to their end, not to fstat's size.
+      out.proc = readRegularText('/proc/self/status').includes('\\nPid:');
       console.log(JSON.stringify(out));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8', timeout: LIMIT_MS });
     expect(r.signal).toBeNull();
-    expect(JSON.parse(r.stdout)).toEqual({ fifo: 'ENOTREG', '.': 'ENOTREG', '/dev/null': 'ENOTREG', file: 70000, missing: 'ENOENT' });
+    expect(JSON.parse(r.stdout)).toEqual({ fifo: 'ENOTREG', '.': 'ENOTREG', '/dev/null': 'ENOTREG', file: 70000, missing: 'ENOENT', proc: true });
   });
 });

@@ -5,7 +5,6 @@
  * killed export leaves them pending for the next one. This module (and the OpenTelemetry code it
  * pulls in) is loaded only by `export` and by the `ingest` that follows a Stop when export is on.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { acquireDrainLock } from '../drain-lock.js';
@@ -18,6 +17,7 @@ import { indexSidecars } from '../report/sidecar-index.js';
 import { isoMicros } from '../since.js';
 import { ensurePrivateDir } from '../state-dir.js';
 import { readExportConfig } from './auto.js';
+import { readRegularText } from '../regular-file.js';
 import { countPending, ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents, type Page } from './marks.js';
 import { checkFlagsOnly, displayUrl, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
 import { eventLog, sidecarLog, turnSpans, type HrTime, type LogItem, type Resource, type SpanItem } from './records.js';
@@ -58,7 +58,7 @@ function hrNow(ms: number): HrTime {
 
 function readSidecar(path: string, rules: RedactionRules): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    const value = JSON.parse(readRegularText(path)) as unknown;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
     // Self-reported text is the agent's words: redacted like the drain redacts events.
     return redactJsonInPlace(value, rules) as Record<string, unknown>;
