@@ -311,11 +311,17 @@ JSON
 start_stop_hung_in_git() {
   local fake=$BATS_TEST_TMPDIR/slow-git
   mkdir -p "$fake"
-  printf '#!/bin/sh\n: >"%s/git-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
+  printf '#!/bin/sh\necho $$ >"%s/git-pid"\n: >"%s/git-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$fake/git" && chmod +x "$fake/git"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/git-started" ] && break; sleep 0.05; done
   [ -e "$BATS_TEST_TMPDIR/git-started" ]
+}
+
+# kill_hung_git: ends the hung fake git of start_stop_hung_in_git by its own pid (a pattern such as
+# `pkill -f "sleep 30"` would also kill any other process on the machine whose command matches).
+kill_hung_git() {
+  kill -9 "$(cat "$BATS_TEST_TMPDIR/git-pid" 2>/dev/null)" 2>/dev/null || true
 }
 
 # helper_of PID: the pid of the node helper the Stop hook PID started (empty when none).
@@ -351,7 +357,7 @@ stop_events() {
   wait "$victim" || true
   # The Stop event was handed to the helper before git: it spools it once it has started.
   wait_gone "$helper"
-  pkill -9 -f "sleep 30" || true
+  kill_hung_git
   [ "$(sidecar_count)" -eq 0 ]
   [ -n "$(find "$REPO/.forge/locks" -name '*.owner')" ]   # its lock, left: stale from now on
   [ "$(stop_events | wc -l)" -eq 1 ]
@@ -371,7 +377,7 @@ stop_events() {
   # The hung git (sleep 30) lives on; the helper must not wait for it.
   gone=1
   wait_gone "$helper" || gone=0
-  pkill -9 -f "sleep 30" || true
+  kill_hung_git
   [ "$gone" -eq 1 ]
   [ "$(sidecar_count)" -eq 0 ]
 }
@@ -447,8 +453,10 @@ stop_events() {
   # The turn's Stop event is spooled all the same, once (the hook and its helper may both try).
   [ "$(stop_events | wc -l)" -eq 1 ]
   [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
-  kill -9 "$holder"; wait "$holder" || true
-  pkill -9 -f "sleep 30" || true
+  # flock's child (the sleep) holds the lock too: it goes first, by its parent's pid.
+  pkill -9 -P "$holder" || true
+  kill -9 "$holder" 2>/dev/null || true
+  wait "$holder" || true
   # A leftover pid file of the old scheme naming a live process is not obeyed either.
   mkdir -p "${lock%.flock}" && echo "$$ $(date +%s)" >"${lock%.flock}/owner"
   # The Stop's background drain is a CLI that outlives the hook: it must not keep the lock.
@@ -608,14 +616,14 @@ written_events() {
   fake="$BATS_TEST_TMPDIR/slow-node"
   mkdir -p "$fake"
   # The fake node says when the hook has sent it the facts (the self-report is taken by then), then hangs.
-  printf '#!/bin/sh\nsed -z "/^FORGE_H_END=1\\$/q" >/dev/null\n: >"%s/node-started"\nsleep 30\n' "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
+  printf '#!/bin/sh\necho $$ >"%s/node-pid"\nsed -z "/^FORGE_H_END=1\\$/q" >/dev/null\n: >"%s/node-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/node-started" ] && break; sleep 0.05; done
   [ -e "$BATS_TEST_TMPDIR/node-started" ]
   kill -9 "$victim"
   wait "$victim" || true
-  pkill -9 -f "$fake/node" || true
+  kill -9 "$(cat "$BATS_TEST_TMPDIR/node-pid")" 2>/dev/null || true
   [ ! -e "$REPO/.forge/reflection-input.json" ]
   [ "$(sidecar_count)" -eq 0 ]
   stop
