@@ -126,13 +126,20 @@ forge_ensure_state() {
 }
 
 # forge_json_string TEXT: sets FORGE_JSON to TEXT as a JSON string literal (quotes included).
-# A text with nothing to escape (nearly every id and path) is taken as it is, in one test.
+# A text with nothing to escape (nearly every id and path) is taken as it is, in one test; any
+# other goes through forge_json_escape.
 forge_json_string() {
-  local s=$1 out='' c i code
-  if [[ $s != *[\\\"$'\x01'-$'\x1f\x7f']* ]]; then
-    FORGE_JSON="\"$s\""
+  if [[ $1 != *[\\\"$'\x01'-$'\x1f\x7f']* ]]; then
+    FORGE_JSON="\"$1\""
     return 0
   fi
+  forge_json_escape "$1"
+}
+
+# forge_json_escape TEXT: forge_json_string for any text, escaping character by character where a
+# control character needs \u00XX.
+forge_json_escape() {
+  local s=$1 out='' c i code
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
   s=${s//$'\n'/\\n}

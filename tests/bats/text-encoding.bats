@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
-# The Stop hook's two text encoders against the plain character-by-character versions they
-# replaced, over random texts (tests/helpers/text-encoding-check.bash, run as its own bash).
+# The hooks' two text encoders against the full versions they shortcut or replaced,
+# over random texts (tests/helpers/text-encoding-check.bash, run as its own bash).
 
 load ../helpers/common
 
 CHECK="$BATS_TEST_DIRNAME/../helpers/text-encoding-check.bash"
 
-@test "forge_json_string gives what the character-by-character version gave, for 3,000 random texts of every kind" {
+@test "forge_json_string gives what the full escaper gives, for 3,000 random texts of every kind" {
   run bash "$CHECK" json 3000 12
   [ "$status" -eq 0 ]
   read -r word plain escaped controls <<<"$output"

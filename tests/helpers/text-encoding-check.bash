@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# text-encoding-check.bash json|task COUNT SEED: holds the Stop hook's forge_json_string or
-# forge_task_key to the character-by-character version it replaced, over COUNT random texts. Prints
+# text-encoding-check.bash json|task COUNT SEED: holds forge_json_string to forge_json_escape (the
+# full escaper its plain-text shortcut skips), or the Stop hook's forge_task_key to the
+# byte-by-byte version it replaced, over COUNT random texts. Prints
 # `ok <plain> <escaped> <controls|cut>` (how many texts of each kind were tried), or the first
 # difference and exits 1. Run as its own bash, not inside a bats test (bats traps every command).
 set -u
@@ -10,27 +11,6 @@ source "$kit/hooks/lib/common.sh"
 # forge_task_key lives in the Stop hook, which runs when sourced: the function alone is taken.
 eval "$(sed -n '/^forge_task_key() {/,/^}/p' "$kit/hooks/reflect-stop-hook.sh")"
 declare -F forge_task_key >/dev/null || { echo 'forge_task_key not found in the Stop hook'; exit 1; }
-
-reference_json_string() {
-  local s=$1 out='' c i code
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\n'/\\n}
-  s=${s//$'\r'/\\r}
-  s=${s//$'\t'/\\t}
-  if [[ $s == *[$'\x01'-$'\x1f\x7f']* ]]; then
-    for ((i = 0; i < ${#s}; i++)); do
-      c=${s:i:1}
-      if [[ $c == [$'\x01'-$'\x1f\x7f'] ]]; then
-        printf -v code '%d' "'$c"
-        printf -v c '\\u%04x' "$code"
-      fi
-      out+=$c
-    done
-    s=$out
-  fi
-  REFERENCE="\"$s\""
-}
 
 reference_task_key() {
   local LC_ALL=C s=$1 out='' c i
@@ -63,8 +43,9 @@ for ((k = 0; k < count; k++)); do
   if [[ $kind == json ]]; then
     random_text $((RANDOM % 40))
     forge_json_string "$TEXT"
-    reference_json_string "$TEXT"
     got=$FORGE_JSON
+    forge_json_escape "$TEXT"
+    REFERENCE=$FORGE_JSON
     if [[ $TEXT == *[$'\x01'-$'\x1f\x7f']* ]]; then other=$((other + 1)); elif [[ $TEXT == *[\\\"]* ]]; then escaped=$((escaped + 1)); else plain=$((plain + 1)); fi
   else
     random_text $((RANDOM % 120))

@@ -14,7 +14,7 @@ import { UserError } from './errors.js';
 import type { EventType, Runtime } from './runtime-shapes.js';
 import { ensureStateDir, eventsDbPathOf } from './state-dir.js';
 import { backfillRollups, ROLLUP_TABLES_SQL, RollupBatch } from './loops/metrics-rollup.js';
-import { NOT_REGULAR } from './regular-file.js';
+import { NOT_REGULAR, notRegularFile } from './regular-file.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -284,7 +284,7 @@ function ensurePrivateFile(path: string): void {
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o600);
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR });
+    if (!stats.isFile()) throw notRegularFile(path);
     if ((stats.mode & 0o077) !== 0 && typeof process.getuid === 'function' && stats.uid === process.getuid()) chmodSync(path, 0o600);
   } finally {
     closeSync(fd);

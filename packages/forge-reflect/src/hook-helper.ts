@@ -32,6 +32,7 @@ import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor
 import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
 import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
 import { changedFromStatus } from './sidecar/git-status.js';
+import { readRegularText } from './regular-file.js';
 
 /** The facts from the hook (FORGE_H_*), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
 type Facts = Record<string, string | undefined>;
@@ -42,32 +43,16 @@ const TRANSCRIPT_TAIL_BYTES = 1024 * 1024;
 
 /**
  * The text of a regular file, or its last `max` bytes; null when it is missing, not a regular file
- * or unreadable. open, fstat and read, which the helper's start has already run once, not
- * readFileSync: the first call of each fs function costs ~0.1 ms in a fresh process here. Decoded
- * once read whole: Node 20's readFileSync(path, 'utf8') took twice as long on a 2.5 MB git status.
- * O_NONBLOCK: a FIFO planted at the path must not hold the helper at the open.
+ * or unreadable (regular-file.ts: open, fstat and read, which the helper's start has already run
+ * once, not readFileSync, whose first call costs ~0.1 ms in a fresh process here; non-blocking, so
+ * a FIFO planted at the path cannot hold the helper at the open).
  */
 function readText(path: string | undefined, max = Infinity): string | null {
   if (!path) return null;
-  let fd: number | undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return null;
-    const length = Math.min(max, stats.size);
-    const from = stats.size - length;
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, from + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.toString('utf8', 0, read);
+    return readRegularText(path, max);
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -1,13 +1,19 @@
 /**
- * Reading a file the kit finds by name (in the state dir, in a repo), as opposed to one a user names
- * on the command line: only a regular file is read. It is opened non-blocking, so a FIFO or a device
- * planted under such a name is refused at once instead of holding the command at its open (a FIFO's
- * open waits for a writer, for ever); for a regular file the flag changes nothing.
+ * Reading a file the kit finds by name (in the state dir, in a repo, the hook's temp files), as
+ * opposed to one a user names on the command line: only a regular file is read. It is opened
+ * non-blocking, so a FIFO or a device planted under such a name is refused at once instead of
+ * holding the command at its open (a FIFO's open waits for a writer, for ever); for a regular file
+ * the flag changes nothing. Only node:fs: the Stop hook's helper bundles it too.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** The error code of a name that is there but is no regular file (a FIFO, a device, a folder). */
 export const NOT_REGULAR = 'ENOTREG';
+
+/** The error for a name that is there but is no regular file. */
+export function notRegularFile(path: string): Error {
+  return Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR, path });
+}
 
 /** What a read error says, for a message: its code, or "not a regular file". */
 export function readErrorText(error: unknown): string {
@@ -16,35 +22,53 @@ export function readErrorText(error: unknown): string {
   return code ?? String(error);
 }
 
-/**
- * The bytes of the regular file at `path`, to its end. Throws as readFileSync does (ENOENT, EACCES
- * ...), and with code ENOTREG for anything that is not a regular file.
- */
-export function readRegularFile(path: string): Buffer {
+/** The file's bytes in `buffer[0, length)` (no subarray: its first call costs the Stop hook's helper). */
+function readWhole(path: string, lastBytes: number): { buffer: Buffer; length: number } {
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR, path });
+    if (!stats.isFile()) throw notRegularFile(path);
+    if (lastBytes < stats.size) {
+      const buffer = Buffer.allocUnsafe(lastBytes);
+      let length = 0;
+      while (length < lastBytes) {
+        const n = readSync(fd, buffer, length, lastBytes - length, stats.size - lastBytes + length);
+        if (n === 0) break;
+        length += n;
+      }
+      return { buffer, length };
+    }
     // To the end, whatever fstat said: a file that grows meanwhile is read whole.
     let buffer = Buffer.allocUnsafe(stats.size + 1);
-    let filled = 0;
+    let length = 0;
     for (;;) {
-      if (filled === buffer.length) {
+      if (length === buffer.length) {
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, filled);
+        buffer.copy(bigger, 0, 0, length);
         buffer = bigger;
       }
-      const n = readSync(fd, buffer, filled, buffer.length - filled, null);
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
-      filled += n;
+      length += n;
     }
-    return buffer.subarray(0, filled);
+    return { buffer, length };
   } finally {
     closeSync(fd);
   }
 }
 
+/**
+ * The bytes of the regular file at `path`: to its end, or its last `lastBytes` bytes (as fstat
+ * sizes it). Throws as readFileSync does (ENOENT, EACCES ...), and with code ENOTREG for anything
+ * that is not a regular file.
+ */
+export function readRegularFile(path: string, lastBytes = Infinity): Buffer {
+  const { buffer, length } = readWhole(path, lastBytes);
+  return buffer.subarray(0, length);
+}
+
 /** readRegularFile as UTF-8 text. */
-export function readRegularText(path: string): string {
-  return readRegularFile(path).toString('utf8');
+export function readRegularText(path: string, lastBytes = Infinity): string {
+  const { buffer, length } = readWhole(path, lastBytes);
+  return buffer.toString('utf8', 0, length);
 }

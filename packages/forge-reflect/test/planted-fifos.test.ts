@@ -69,7 +69,7 @@ describe('a FIFO planted under a name the kit reads', () => {
     expect(cli(state, 'events').status).toBe(0);
   });
 
-  it('readRegularFile refuses a FIFO, a folder and a device at once, and reads a file whole, past the size fstat gave', () => {
+  it('readRegularFile refuses a FIFO, a folder and a device at once, reads a file whole, past the size fstat gave, or its last bytes', () => {
     const dir = tempDir();
     mkfifo(join(dir, 'fifo'));
     const script = `
@@ -82,9 +82,12 @@ describe('a FIFO planted under a name the kit reads', () => {
       }
       // /proc files say size 0 and hold more: read to their end, not to fstat's size.
       out.proc = readRegularText('/proc/self/status').includes('\\nPid:');
+      // Or only its last bytes (the helper reads a transcript's tail so).
+      writeFileSync(process.argv[1] + '/digits', '0123456789');
+      out.tail = readRegularText(process.argv[1] + '/digits', 4);
       console.log(JSON.stringify(out));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8', timeout: LIMIT_MS });
     expect(r.signal).toBeNull();
-    expect(JSON.parse(r.stdout)).toEqual({ fifo: 'ENOTREG', '.': 'ENOTREG', '/dev/null': 'ENOTREG', file: 70000, missing: 'ENOENT', proc: true });
+    expect(JSON.parse(r.stdout)).toEqual({ fifo: 'ENOTREG', '.': 'ENOTREG', '/dev/null': 'ENOTREG', file: 70000, missing: 'ENOENT', proc: true, tail: '6789' });
   });
 });
