@@ -144,13 +144,18 @@ export function writeCodeCache(dir: string, name: string, data: Buffer): void {
   }
 }
 
+// The helper's text in the CommonJS wrapper node's own loader gives a module, plus what was read of
+// stdin. A constant of this script's top level, not a literal inside start(): V8 scans a function's
+// text once to skip it and again to compile it, and this literal is most of this file (with perf:
+// ~0.5 ms less of every Stop).
+const WRAPPED_SOURCE = typeof HELPER_SOURCE === 'string' ? `(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})` : '';
+
 function start(): void {
   const { read, first } = readFirstFact();
   const dir = codeCacheDir(first, process.env);
   const name = codeCacheName(HELPER_BUILD_ID, process.version, process.arch);
   const cached = dir === null ? undefined : readCodeCache(dir, name);
-  // The CommonJS wrapper, as node's own loader gives a module, and what was read of stdin.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})`, {
+  const script = new Script(WRAPPED_SOURCE, {
     filename: __filename,
     ...(cached === undefined ? {} : { cachedData: cached }),
   });

@@ -44,7 +44,7 @@ const NOT_REDACTED = '(?!\\[REDACTED:)';
 const Q = `(?:\\\\?["'])?`;
 
 /** Words that sit after `password:` or `token =` without being secrets. */
-const NOT_A_SECRET = /^(?:null|none|nil|undefined|true|false|string|number|str|bool|required|optional|\*+|x+|\.{3}|…)$/i;
+const NOT_A_SECRET = /^(?:null|none|nil|undefined|true|false|string|number|str|bool|required|optional|\*+|x+|\.{3}|\u2026)$/i;
 const VARIABLE_REF = /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>]*>)$/;
 
 const ASSIGNMENT_KINDS: ReadonlyArray<readonly [RegExp, string]> = [

@@ -136,6 +136,17 @@ describe('the helper code cache, through the built helper', () => {
   });
 });
 
+describe('the built helper, as node reads it', () => {
+  it('holds the helper as ASCII text: no character above U+00FF in the literal V8 scans at every Stop', () => {
+    const built = readFileSync(HELPER, 'utf8');
+    expect(built).not.toMatch(/[^\x00-\x7f]/);
+    // An odd run of backslashes before `u` escapes a character of the literal itself (an escape in
+    // the helper's own text shows as `\\u` here); any such character at U+0100 or above would make
+    // V8 hold the whole literal as a two-byte string.
+    expect(built).not.toMatch(/(?<!\\)(?:\\\\)*\\u(?:\{0*[1-9a-f][0-9a-f]{2,}\}|(?!00)[0-9a-f]{4})/i);
+  });
+});
+
 describe('the code cache, its parts', () => {
   it('takes the folder from the first fact only, absolute, and none when off', () => {
     expect(codeCacheDir('FORGE_H_CODE_CACHE=/r/.forge/cache', {})).toBe('/r/.forge/cache');

@@ -176,4 +176,5 @@ export const LOOK_ALIKES: ReadonlyArray<readonly [string, string]> = [
   ['a public key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dev@laptop'],
   ['a test summary', 'Tests: 12 passed, 12 total'],
   ['a JWT-ish word', 'eyJ is how base64 of {" starts'],
+  ['placeholders after password=', 'password=... token: \u2026 secret = *** api_key: xxx'],
 ];
