@@ -16,8 +16,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describeSteal, readCpu, stealShare } from './cpu-steal.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const cpuAtStart = readCpu();
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const check = args.includes('--check');
@@ -162,7 +164,7 @@ if (wanted.length > 0 && suites.length === 0) {
   process.exit(2);
 }
 
-const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, launcher: launcher.name, node_e_0_spawnsync_ms: syncBaseline, true_spawnsync_ms: trueBySpawnSync, process_floor: floor, suites: {} };
+const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, launcher: launcher.name, node_e_0_spawnsync_ms: syncBaseline, true_spawnsync_ms: trueBySpawnSync, process_floor: floor, suites: {}, steal: {} };
 let missed = 0;
 process.stdout.write(
   `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
@@ -173,8 +175,11 @@ process.stdout.write(
 );
 for (const suite of suites) {
   process.stdout.write(`\n${suite.name}: ${suite.describe}\n`);
+  const cpuBefore = readCpu();
   const rows = await suite.run(ctx);
+  const steal = stealShare(cpuBefore, readCpu());
   results.suites[suite.name] = rows;
+  results.steal[suite.name] = steal;
   for (const row of rows) {
     if (row.skipped) {
       process.stdout.write(`  ${row.what.padEnd(44)} skipped: ${row.skipped}\n`);
@@ -190,8 +195,10 @@ for (const suite of suites) {
     if (row.met === false) missed += 1;
     process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}${row.note ? ` (${row.note})` : ''}\n`);
   }
+  process.stdout.write(`  (stolen by the hypervisor for other guests during this suite: ${describeSteal(steal)})\n`);
 }
+results.steal.whole_run = stealShare(cpuAtStart, readCpu());
 mkdirSync(join(here, 'results'), { recursive: true });
 writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`\nwritten: bench/results/latest.json${missed ? `; ${missed} target(s) missed` : ''}\n`);
+process.stdout.write(`\nstolen by the hypervisor over the whole run: ${describeSteal(results.steal.whole_run)}\nwritten: bench/results/latest.json${missed ? `; ${missed} target(s) missed` : ''}\n`);
 process.exit(check && missed > 0 ? 1 : 0);

@@ -19,6 +19,26 @@ load ../helpers/common
   [[ "$output" == *"stop hook vs sidecars in the folder"*"growth exponent"* ]]
   [[ "$output" == *"stop hook vs diff size"*"growth exponent"* ]]
   node -e 'const r=require(process.argv[1]); const h=r.suites.hooks; if (!(r.node_e_0_ms>0) || !(r.node_e_0_raw_ms>0) || h.length!==11 || !h.some((x)=>typeof x.exponent==="number")) process.exit(1)' "$KIT_ROOT/bench/results/latest.json"
+  # The hypervisor's steal, per suite and for the run: a share where /proc/stat has it, else said unknown.
+  if [[ -r /proc/stat ]]; then
+    [[ "$output" == *"(stolen by the hypervisor for other guests during this suite: "*"% of CPU time)"* ]]
+    [[ "$output" == *"stolen by the hypervisor over the whole run: "*"% of CPU time"* ]]
+    node -e 'const r=require(process.argv[1]); const s=r.steal; for (const v of [s.hooks, s.whole_run]) if (!(typeof v==="number" && v>=0 && v<=1)) process.exit(1)' "$KIT_ROOT/bench/results/latest.json"
+  else
+    [[ "$output" == *"during this suite: not known here (no /proc/stat)"* ]]
+  fi
+}
+
+@test "bench/cpu-steal.mjs: steal as a share of all CPU time between two readings of /proc/stat, guest time not counted twice" {
+  run node --input-type=module -e '
+    const { parseCpuLine, stealShare, describeSteal } = await import(process.argv[1]);
+    const a = parseCpuLine("cpu  100 0 50 800 10 0 5 5 30 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n");
+    const b = parseCpuLine("cpu  200 0 100 1500 20 0 10 70 60 0\n");
+    console.log(JSON.stringify(a), JSON.stringify(b), stealShare(a, b), describeSteal(stealShare(a, b)));
+    console.log(parseCpuLine("intr 1 2 3\n"), parseCpuLine("cpu  1 2 3\n"), stealShare(null, b), stealShare(a, a), describeSteal(null));' "$KIT_ROOT/bench/cpu-steal.mjs"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = '{"steal":5,"total":970} {"steal":70,"total":1900} 0.06989247311827956 7.0% of CPU time' ]
+  [ "${lines[1]}" = 'null null null null not known here (no /proc/stat)' ]
 }
 
 @test "bench refuses a bad --runs and an unknown suite with exit 2" {
