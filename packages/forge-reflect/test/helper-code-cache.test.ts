@@ -137,7 +137,7 @@ describe('the helper code cache, through the built helper', () => {
 });
 
 describe('the built helper, as node reads it', () => {
-  it('holds the helper as ASCII text: no character above U+00FF in the literal V8 scans at every Stop', () => {
+  it('is ASCII and escapes no character above U+00FF, so the helper literal V8 scans at every Stop stays one-byte', () => {
     const built = readFileSync(HELPER, 'utf8');
     expect(built).not.toMatch(/[^\x00-\x7f]/);
     // An odd run of backslashes before `u` escapes a character of the literal itself (an escape in
