@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lazyStringWidth } from './lazy-string-width.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -39,7 +40,8 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
-  plugins: [yargsAssertLite],
+  // string-width's set-up (an Intl.Segmenter, Unicode property regexes) waits for help text to measure.
+  plugins: [yargsAssertLite, lazyStringWidth],
   // yargs's ESM build and ajv are CommonJS in places: give the bundle a real `require`.
   banner: { js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);" },
   logLevel: 'warning',

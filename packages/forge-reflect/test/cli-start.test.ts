@@ -1,8 +1,11 @@
 // What a CLI start costs beyond its command: yargs renders a command's whole help text right after
 // starting it (in case the command asks for it later); the CLI switches that off (src/cli.ts,
 // skipEarlyHelpRendering) and --help still works. And node:assert, which yargs imports for two
-// checks, is not loaded by the bundle (scripts/build/assert-lite.mjs stands in for it).
+// checks, is not loaded by the bundle (scripts/build/assert-lite.mjs stands in for it). string-width's
+// set-up (an Intl.Segmenter, Unicode property regexes: ~30 ms) waits for help text to measure
+// (scripts/build/lazy-string-width.mjs).
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import yargs, { type Argv } from 'yargs';
@@ -72,5 +75,40 @@ describe('node:assert', () => {
     expect(() => notStrictEqual(0, 1)).not.toThrow();
     expect(() => notStrictEqual(0, 0, 'the same')).toThrow('the same');
     expect(() => strictEqual(typeof 1, 'string')).toThrow('expected string, got number');
+  });
+});
+
+describe("string-width's set-up", () => {
+  /** How many Intl.Segmenter a run of the built CLI constructs (counted by a preloaded module). */
+  function segmentersMade(argv: string[]): { count: number; status: number | null; stdout: string } {
+    const state = tempDir();
+    try {
+      const counter = join(state, 'count-segmenters.mjs');
+      writeFileSync(
+        counter,
+        'const Real = Intl.Segmenter; let made = 0;\n' +
+          'Intl.Segmenter = class extends Real { constructor(...a) { made += 1; super(...a); } };\n' +
+          "process.on('exit', () => process.stderr.write(`segmenters=${made}\\n`));\n",
+      );
+      const r = spawnSync(process.execPath, ['--import', pathToFileURL(counter).href, CLI, ...argv], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
+      const count = /segmenters=(\d+)/.exec(r.stderr)?.[1];
+      expect(count, r.stderr).toBeDefined();
+      return { count: Number(count), status: r.status, stdout: r.stdout };
+    } finally {
+      cleanupTempDirs();
+    }
+  }
+
+  it('is not run by a command of the built CLI', () => {
+    const events = segmentersMade(['events', '--limit', '1']);
+    expect(events.status).toBe(0);
+    expect(events.count).toBe(0);
+  });
+
+  it('runs when help is laid out, and the help is whole', () => {
+    const help = segmentersMade(['report', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.count).toBeGreaterThan(0);
+    expect(help.stdout).toContain('--limit');
   });
 });

@@ -1,0 +1,60 @@
+// string-width (yargs and two of its dependencies each bundle a copy) sets up, as its module loads,
+// an Intl.Segmenter and regexes of Unicode properties (`\p{RGI_Emoji}` with the v flag): ~30 ms of
+// every CLI start here, for a function that only measures help text. This transform keeps the
+// module's code and defers that set-up to its first call: the module body moves into a function that
+// runs once, and the default export calls through it. bundle-cli.mjs applies it to every copy.
+
+const EXPORT = 'export default function stringWidth(';
+
+/**
+ * The source of a string-width module with its set-up deferred to the first call, or an Error that
+ * names what no longer fits (a new string-width whose shape this transform does not know).
+ */
+export function lazyStringWidthSource(source, file = 'string-width/index.js') {
+  const lines = source.split('\n');
+  const firstBody = lines.findIndex((line) => line.trim() !== '' && !line.startsWith('import '));
+  const imports = lines.slice(0, Math.max(firstBody, 0));
+  const body = lines.slice(Math.max(firstBody, 0)).join('\n');
+  const problem =
+    firstBody < 0
+      ? 'it has no body after its imports'
+      : body.split(EXPORT).length !== 2
+        ? `it has not exactly one \`${EXPORT}\``
+        : /^\s*(export|import)\b/m.test(body.replace(EXPORT, ''))
+          ? 'it has an import or export besides its leading imports and its default export'
+          : /\bawait\b/.test(body)
+            ? 'it awaits at its top level'
+            : undefined;
+  if (problem !== undefined) {
+    return new Error(
+      `bundle-cli: ${file} no longer has the shape scripts/build/lazy-string-width.mjs defers (${problem}); ` +
+        'update that transform for the new string-width, or drop the plugin from bundle-cli.mjs (every CLI start then pays for its set-up)',
+    );
+  }
+  return [
+    ...imports,
+    'let stringWidthOnceSetUp;',
+    'function setUpStringWidth() {',
+    body.replace(EXPORT, 'function stringWidth('),
+    'return stringWidth;',
+    '}',
+    'export default function lazyStringWidth(...args) {',
+    '  stringWidthOnceSetUp ??= setUpStringWidth();',
+    '  return stringWidthOnceSetUp(...args);',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** The esbuild plugin: every string-width/index.js of node_modules, deferred. */
+export const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      const result = lazyStringWidthSource(await readFile(args.path, 'utf8'), args.path);
+      if (result instanceof Error) return { errors: [{ text: result.message }] };
+      return { contents: result, loader: 'js' };
+    });
+  },
+};
