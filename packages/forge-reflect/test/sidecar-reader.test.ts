@@ -49,8 +49,8 @@ describe('the sidecar reader', () => {
     const inline = [...built.readSidecarRows(paths, { worker: false })];
     expect(inline.map((r) => r.path)).toEqual(paths);
     expect(inline.filter((r) => r.row === undefined)).toHaveLength(Math.ceil(1_300 / 251) + Math.ceil((1_300 - 11) / 313));
-    expect(inline.filter((r) => r.row?.[3] === 0).length).toBeGreaterThan(10); // the cut ones: invalid rows
-    expect(inline.find((r) => r.row?.[3] === 1)?.row?.[5]).toMatch(/^2026-01-01T00:00:\d\d\.500000Z$/);
+    expect(inline.filter((r) => r.row?.[2] === 0).length).toBeGreaterThan(10); // the cut ones: invalid rows
+    expect(inline.find((r) => r.row?.[2] === 1)?.row?.[4]).toMatch(/^2026-01-01T00:00:\d\d\.500000Z$/);
 
     const alone = { workerChunks: 0 };
     const byWorker = [...built.readSidecarRows(paths, { worker: true, mainReads: false, stats: alone })];
@@ -80,8 +80,8 @@ describe('the sidecar reader', () => {
     const inline = [...built.readSidecarRows(paths, { worker: false })];
     const rows = inline.filter((x) => x.row !== undefined);
     expect(out.index).toEqual({ files: rows.length, unchanged_dirs: 0, read: rows.length, removed: 0 });
-    expect(out.summary.sidecars).toBe(rows.filter((x) => x.row?.[3] === 1).length);
-    expect(out.summary.invalid).toBe(rows.filter((x) => x.row?.[3] === 0).length);
+    expect(out.summary.sidecars).toBe(rows.filter((x) => x.row?.[2] === 1).length);
+    expect(out.summary.invalid).toBe(rows.filter((x) => x.row?.[2] === 0).length);
   });
 
   it('reads inline from the TypeScript sources, where there is no worker file', async () => {

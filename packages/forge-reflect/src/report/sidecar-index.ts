@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import type { Database } from '../event-log.js';
 import type { SidecarRecord } from './sidecar-record.js';
 import { isSidecarName } from '../sidecar-files.js';
-import { mtimeKey, normalizeTimestamp } from './sidecar-read.js';
+import { mtimeKey, normalizeTimestamp, SIDECAR_ROW_COLUMNS } from './sidecar-read.js';
 import { readSidecarRows, startSidecarReader, WORKER_FROM, type StartedReader } from './sidecar-reader.js';
 
 export { normalizeTimestamp };
@@ -98,8 +98,8 @@ export interface IndexOptions {
 /** Brings the index of each folder up to date; folders are compared by their absolute path. */
 export function indexSidecars(db: Database, dirs: readonly string[], options: IndexOptions = {}): IndexCounts {
   const known = db.prepare('SELECT s.name, s.size, s.mtime_ns FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id WHERE d.dir = ?');
-  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars
-    (name, dir_id, size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files)
+  // The row binds as it comes (sidecar-read.ts): no copy of its 17 values per sidecar.
+  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars (dir_id, name, ${SIDECAR_ROW_COLUMNS})
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = db.prepare('DELETE FROM sidecars WHERE dir_id = ? AND name = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
@@ -143,8 +143,7 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
           continue;
         }
         read++;
-        const [, size, mtimeNs, ...fields] = row;
-        upsert.run(path.slice(prefix.length), id, size, mtimeNs, ...fields);
+        upsert.run(id, path.slice(prefix.length), row);
       }
       for (const path of vanished) remove.run(id, path.slice(prefix.length));
       // A folder that cannot be read is listed again next time (its rows went with its files).

@@ -22,25 +22,28 @@ export function mtimeKey(stats: { mtimeMs: number }): string {
 }
 
 /**
- * The values of one `sidecars` row but its folder, in the table's column order after `dir`: path,
+ * The values of one `sidecars` row after its folder and its name, in the table's column order:
  * size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score,
- * needs_review, confidence, degraded, mode, attempt, files. A flat array: it crosses from the
- * worker to the main thread cheaply.
+ * needs_review, confidence, degraded, mode, attempt, files. A flat array without the path (the
+ * caller has it): it crosses from the worker to the main thread cheaply, and binds as it is.
  */
 export type SidecarRow = [
-  path: string, size: number, mtimeNs: string, valid: 0 | 1, error: string | null, ts: string | null,
+  size: number, mtimeNs: string, valid: 0 | 1, error: string | null, ts: string | null,
   taskRef: string | null, agent: string | null, sessionId: string | null, repo: string | null, surface: string | null,
   score: number | null, needsReview: 0 | 1 | null, confidence: number | null, degraded: 0 | 1 | null, mode: string | null,
   attempt: number | null, files: string,
 ];
 
+/** The table's columns a row fills, in its order: `sidecars (dir_id, name, <these>)`. */
+export const SIDECAR_ROW_COLUMNS = 'size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files';
+
 function flag(b: boolean | null): 0 | 1 | null {
   return b === null ? null : b ? 1 : 0;
 }
 
-export function sidecarRow(path: string, size: number, mtimeNs: string, r: SidecarRecord): SidecarRow {
+export function sidecarRow(size: number, mtimeNs: string, r: SidecarRecord): SidecarRow {
   return [
-    path, size, mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
+    size, mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
     r.task_ref, r.agent, r.session_id, r.repo, r.surface, r.score, flag(r.needs_review), r.confidence,
     flag(r.degraded), r.mode, r.attempt, JSON.stringify(r.files),
   ];
@@ -49,7 +52,7 @@ export function sidecarRow(path: string, size: number, mtimeNs: string, r: Sidec
 /** The row of a sidecar that is there but cannot be read: indexed with the error, as a listing that sees it would. */
 function unreadable(path: string, size: number, mtimeNs: string, error: unknown): SidecarRow {
   const code = (error as NodeJS.ErrnoException).code;
-  return sidecarRow(path, size, mtimeNs, { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` });
+  return sidecarRow(size, mtimeNs, { ...recordFromText(path, ''), error: `cannot read: ${code ?? String(error)}` });
 }
 
 /** One buffer for every sidecar read (grown to the largest): the text is decoded before the next read. */
@@ -92,7 +95,7 @@ export function readSidecarRow(path: string): SidecarRow | undefined {
       if (n === 0) break;
       filled += n;
     }
-    return sidecarRow(path, size, mtimeNs, recordFromText(path, readBuffer.toString('utf8', 0, filled)));
+    return sidecarRow(size, mtimeNs, recordFromText(path, readBuffer.toString('utf8', 0, filled)));
   } catch (error) {
     return unreadable(path, size, mtimeNs, error);
   } finally {
