@@ -23,7 +23,7 @@ export function lazyStringWidthSource(source, file = 'string-width/index.js') {
         : /^\s*(export|import)\b/m.test(body.replace(EXPORT, ''))
           ? 'it has an import or export besides its leading imports and its default export'
           : /\bawait\b/.test(body)
-            ? 'it awaits at its top level'
+            ? 'it uses `await`, which cannot move into a plain function'
             : undefined;
   if (problem !== undefined) {
     return new Error(
