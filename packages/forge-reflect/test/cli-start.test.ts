@@ -2,7 +2,7 @@
 // starting it (in case the command asks for it later); the CLI switches that off (src/cli.ts,
 // skipEarlyHelpRendering) and --help still works. And node:assert, which yargs imports for two
 // checks, is not loaded by the bundle (scripts/build/assert-lite.mjs stands in for it). string-width's
-// set-up (an Intl.Segmenter, Unicode property regexes: ~30 ms) waits for help text to measure
+// set-up (an Intl.Segmenter, Unicode property regexes: ~40 ms) waits for help text to measure
 // (scripts/build/lazy-string-width.mjs).
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -99,8 +99,8 @@ export interface IndexOptions {
 export function indexSidecars(db: Database, dirs: readonly string[], options: IndexOptions = {}): IndexCounts {
   const known = db.prepare('SELECT s.name, s.size, s.mtime_ns FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id WHERE d.dir = ?');
   // The row binds as it comes (sidecar-read.ts): no copy of its 17 values per sidecar.
-  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars (dir_id, name, ${SIDECAR_ROW_COLUMNS})
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const columns = `dir_id, name, ${SIDECAR_ROW_COLUMNS}`;
+  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars (${columns}) VALUES (${columns.split(',').map(() => '?').join(', ')})`);
   const remove = db.prepare('DELETE FROM sidecars WHERE dir_id = ? AND name = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
   const mark = db.prepare('SELECT mtime_ns, listed_at_ms, files FROM sidecar_dirs WHERE dir = ?');

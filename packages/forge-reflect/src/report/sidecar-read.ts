@@ -22,10 +22,9 @@ export function mtimeKey(stats: { mtimeMs: number }): string {
 }
 
 /**
- * The values of one `sidecars` row after its folder and its name, in the table's column order:
- * size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score,
- * needs_review, confidence, degraded, mode, attempt, files. A flat array without the path (the
- * caller has it): it crosses from the worker to the main thread cheaply, and binds as it is.
+ * The values of one `sidecars` row after its folder and its name, in the order of
+ * SIDECAR_ROW_COLUMNS. A flat array without the path (the caller has it): it crosses from the worker
+ * to the main thread cheaply, and binds as it is.
  */
 export type SidecarRow = [
   size: number, mtimeNs: string, valid: 0 | 1, error: string | null, ts: string | null,
