@@ -32,5 +32,5 @@ export function stealShare(before, after) {
 }
 
 export function describeSteal(share) {
-  return share === null ? 'not known here (no steal figure in /proc/stat)' : `${(share * 100).toFixed(1)}% of CPU time`;
+  return share === null ? 'not known here (no /proc/stat, or no steal column in it)' : `${(share * 100).toFixed(1)}% of CPU time`;
 }

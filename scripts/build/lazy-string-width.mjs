@@ -16,18 +16,9 @@ const EXPORT = 'export default function stringWidth(';
 export function lazyStringWidthSource(source, file = 'string-width/index.js') {
   const lines = source.split('\n');
   const firstBody = lines.findIndex((line) => line.trim() !== '' && !line.startsWith('import '));
-  const imports = lines.slice(0, Math.max(firstBody, 0));
-  const body = lines.slice(Math.max(firstBody, 0)).join('\n');
-  const problem =
-    firstBody < 0
-      ? 'it has no body after its imports'
-      : body.split(EXPORT).length !== 2
-        ? `it has not exactly one \`${EXPORT}\``
-        : /^\s*(export|import)\b/m.test(body.replace(EXPORT, ''))
-          ? 'it has an import or export besides its leading imports and its default export'
-          : /\bawait\b/.test(body)
-            ? 'it uses `await`, which cannot move into a plain function'
-            : undefined;
+  const imports = lines.slice(0, firstBody);
+  const body = lines.slice(firstBody).join('\n');
+  const problem = firstBody < 0 ? 'it has no body after its imports' : shapeProblem(imports, body);
   if (problem !== undefined) {
     return new Error(
       `bundle-cli: ${file} no longer has the shape scripts/build/lazy-string-width.mjs defers (${problem}); ` +
@@ -47,6 +38,15 @@ export function lazyStringWidthSource(source, file = 'string-width/index.js') {
     '}',
     '',
   ].join('\n');
+}
+
+/** Why a module (its leading import lines, then its body) cannot be deferred, or undefined when it can. */
+function shapeProblem(imports, body) {
+  if (imports.some((line) => line.trim() !== '' && !/['"];?\s*$/.test(line))) return 'it has an import over several lines';
+  if (body.split(EXPORT).length !== 2) return `it has not exactly one \`${EXPORT}\``;
+  if (/^\s*(export|import)\b/m.test(body.replace(EXPORT, ''))) return 'it has an import or export besides its leading imports and its default export';
+  if (/\bawait\b/.test(body)) return 'it uses `await`, which cannot move into a plain function';
+  return undefined;
 }
 
 /** The esbuild plugin: every string-width/index.js of node_modules, deferred. */

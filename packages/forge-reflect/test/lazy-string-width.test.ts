@@ -71,5 +71,7 @@ describe('lazyStringWidthSource', () => {
     expect((extraExport as Error).message).toContain('an import or export besides');
     const awaiting = transform("const data = await Promise.resolve(1);\nexport default function stringWidth() { return data; }\n");
     expect((awaiting as Error).message).toContain('uses `await`');
+    const multiLine = transform(`import {\n  join,\n} from 'node:path';\n${moduleOfItsShape('y')}`);
+    expect((multiLine as Error).message).toContain('an import over several lines');
   });
 });
