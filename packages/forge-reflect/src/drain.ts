@@ -129,7 +129,7 @@ function readSpoolFile(path: string): ReadOutcome {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { kind: 'bad', reason: 'is not a regular file' };
     if (stats.size > MAX_SPOOL_FILE_BYTES) return { kind: 'bad', reason: `is ${stats.size} bytes, more than the ${MAX_SPOOL_FILE_BYTES} a hook writes` };
-    readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES);
+    readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES + 1);
     const bytes = readBuffer.subarray(0, stats.size);
     let filled = 0;
     while (filled < bytes.length) {
@@ -140,6 +140,33 @@ function readSpoolFile(path: string): ReadOutcome {
     return { kind: 'bytes', bytes: filled === bytes.length ? bytes : bytes.subarray(0, filled), mtimeMs: stats.mtimeMs };
   } catch (error) {
     return { kind: 'bad', reason: `cannot be read (${errno(error) ?? String(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A spool file's bytes from one read, without the `fstat` readSpoolFile starts with; undefined when
+ * that read cannot hold all of one (it failed, as on a folder or a FIFO that would block, or it gave
+ * more than MAX_SPOOL_FILE_BYTES). The drain takes these bytes only when they parse as a whole
+ * event (the envelope names their length, or the file was renamed into place whole) and reads
+ * anything else again with readSpoolFile's checks, so a file is judged as before, but for one case:
+ * a FIFO a writer has filled with one whole event is taken as that event, not rejected. A view of
+ * the shared read buffer, valid until the next read.
+ */
+function readWholeQuickly(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES + 1);
+    const n = readSync(fd, readBuffer, 0, MAX_SPOOL_FILE_BYTES + 1, 0);
+    return n <= MAX_SPOOL_FILE_BYTES ? readBuffer.subarray(0, n) : undefined;
+  } catch {
+    return undefined;
   } finally {
     closeSync(fd);
   }
@@ -312,26 +339,35 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         let bytes = 0;
         while (next < events.length && rows.length < batchSize && bytes < batchBytes) {
           const name = events[next++] as string;
-          const read = readSpoolFile(join(spool, name));
-          if (read.kind === 'gone') continue;
-          const outcome: SpoolOutcome = read.kind === 'bad' ? { ok: false, reason: `spool file ${read.reason}` } : parseSpoolFile(name, read.bytes, rules);
-          if (!outcome.ok && outcome.incomplete && read.kind === 'bytes') {
-            // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
-            const idle = now() - read.mtimeMs;
-            if (idle <= STALE_TEMP_MS) {
-              counts.inFlight++;
+          const path = `${spool}/${name}`; // spoolDirOf's path is normalised: no join per file
+          // Most files are whole events: one read, no fstat. Anything else is read again with every
+          // check (its type, its size, how long ago it was last written).
+          const whole = readWholeQuickly(path);
+          let outcome: SpoolOutcome | undefined = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);
+          let size = whole?.length ?? 0;
+          if (outcome?.ok !== true) {
+            const read = readSpoolFile(path);
+            if (read.kind === 'gone') continue;
+            outcome = read.kind === 'bad' ? { ok: false, reason: `spool file ${read.reason}` } : parseSpoolFile(name, read.bytes, rules);
+            if (!outcome.ok && outcome.incomplete && read.kind === 'bytes') {
+              // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
+              const idle = now() - read.mtimeMs;
+              if (idle <= STALE_TEMP_MS) {
+                counts.inFlight++;
+                continue;
+              }
+              if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
               continue;
             }
-            if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
-            continue;
-          }
-          if (!outcome.ok) {
-            if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
-            continue;
+            if (!outcome.ok) {
+              if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
+              continue;
+            }
+            size = read.kind === 'bytes' ? read.bytes.length : 0;
           }
           rows.push(outcome.row);
           done.push(name);
-          bytes += read.kind === 'bytes' ? read.bytes.length : 0;
+          bytes += size;
         }
         if (!commit(rows)) break;
         mover.move(done);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool } from '../src/drain.js';
+import { drainSpool, MAX_SPOOL_FILE_BYTES } from '../src/drain.js';
 import { openEventLog, type EventRow } from '../src/event-log.js';
 import { NO_EXTRA_RULES } from '../src/redact.js';
 import { isoFromMicros, parseSpoolFile } from '../src/spool-event.js';
@@ -308,6 +308,27 @@ describe('files the event hook writes under their final name, their length in th
     writeFileSync(join(spool, name), envelope(Buffer.byteLength(payload)) + payload);
     writeFileSync(join(spool, '1763806500000002-7-abcd.event'), `{"v":1,"event":"Stop"}\n{"session_id":"s2","hook_event_name":"Stop"}`);
     expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 2, rejected: 0, inFlight: 0 });
+  });
+});
+
+describe('a spool file larger than the hook writes', () => {
+  /** A whole event (no `bytes`, no `cap`: moved into place) of exactly `size` bytes. */
+  const eventOfSize = (size: number) => {
+    const head = `{"v":1,"source":"event-hook","event":"PostToolUse","runtime":"claude-code","received_us":1763806500000001,"pid":7,"cwd":"/r"}\n{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":"`;
+    return `${head}${'x'.repeat(size - head.length - 2)}"}`;
+  };
+
+  it(`drains one of exactly MAX_SPOOL_FILE_BYTES (${MAX_SPOOL_FILE_BYTES}) bytes, and rejects one byte more, naming the size`, () => {
+    const stateDir = tempDir();
+    const spool = join(stateDir, 'spool');
+    mkdirSync(spool, { recursive: true });
+    writeFileSync(join(spool, '1763806500000001-7-abcd.event'), eventOfSize(MAX_SPOOL_FILE_BYTES));
+    writeFileSync(join(spool, '1763806500000002-7-abcd.event'), eventOfSize(MAX_SPOOL_FILE_BYTES + 1));
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 1, rejected: 1, inFlight: 0 });
+    expect(rows(stateDir).map((r) => r.id)).toEqual(['1763806500000001-7-abcd']);
+    expect(readFileSync(join(spool, 'rejected', '1763806500000002-7-abcd.reason'), 'utf8')).toContain(
+      `spool file is ${MAX_SPOOL_FILE_BYTES + 1} bytes, more than the ${MAX_SPOOL_FILE_BYTES} a hook writes`,
+    );
   });
 });
 
