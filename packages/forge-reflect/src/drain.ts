@@ -15,10 +15,11 @@
  * One drain at a time (see drain-lock.ts); a drain that finds the lock held returns at once. A
  * busy database never surfaces: the drain stops and leaves the rest for the next one.
  */
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireDrainLock, type LockOptions } from './drain-lock.js';
 import { UserError } from './errors.js';
+import { READ_NO_LINK_NO_WAIT } from './regular-file.js';
 import { isBusyError, openEventLog, type EventLog, type EventRow, type SegmentMark } from './event-log.js';
 import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './drain-segments.js';
 import { LIVE_LOG_NAME } from './spool-log.js';
@@ -118,7 +119,7 @@ function readSpoolFile(path: string): ReadOutcome {
   let fd: number;
   try {
     // Non-blocking: a FIFO with a spool file's name is refused below, not waited on at its open.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, READ_NO_LINK_NO_WAIT);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return { kind: 'gone' };
@@ -157,7 +158,7 @@ function readSpoolFile(path: string): ReadOutcome {
 function readWholeQuickly(path: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, READ_NO_LINK_NO_WAIT);
   } catch {
     return undefined;
   }

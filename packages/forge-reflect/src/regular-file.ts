@@ -7,6 +7,12 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
+/**
+ * Flags to open for reading a file found by name where a symbolic link is refused too (ELOOP): the
+ * spool's files, a segment of the spool log, a Codex rollout.
+ */
+export const READ_NO_LINK_NO_WAIT = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /** The error code of a name that is there but is no regular file (a FIFO, a device, a folder). */
 export const NOT_REGULAR = 'ENOTREG';
 

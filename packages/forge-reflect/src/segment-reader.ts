@@ -3,9 +3,10 @@
  * each batch says how far the segment is drained once its rows are committed, and which bytes are
  * no event (to keep in spool/rejected/ before that commit). IO on one file; no SQLite.
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { EventRow } from './event-log.js';
 import type { RedactionRules } from './redact.js';
+import { READ_NO_LINK_NO_WAIT } from './regular-file.js';
 import { eventRow } from './spool-event.js';
 import { scanAt } from './spool-log.js';
 
@@ -47,7 +48,7 @@ let chunk: Buffer | undefined;
 export function readSegment(job: SegmentJob, rules: RedactionRules, batchSize: number, emit: (batch: SegmentBatch) => boolean): void {
   let fd: number;
   try {
-    fd = openSync(job.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(job.path, READ_NO_LINK_NO_WAIT);
   } catch {
     emit({ segment: job.segment, rows: [], done: job.base, rejects: [], last: 'end' });
     return;

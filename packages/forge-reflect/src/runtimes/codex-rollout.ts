@@ -12,8 +12,9 @@
  * unreadable, or on another machine) stays unknown: the event keeps `tool.executed` and a null
  * duration. Nothing is invented.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
+import { READ_NO_LINK_NO_WAIT } from '../regular-file.js';
 import { obj, str } from './payload.js';
 
 export const ROLLOUT_WINDOW_BYTES = 32 * 1024 * 1024;
@@ -100,7 +101,7 @@ export function readRolloutOutcomes(path: string, wanted: readonly WantedCall[],
   if (wanted.length === 0 || !isRolloutPath(path)) return found;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, READ_NO_LINK_NO_WAIT);
   } catch {
     return found;
   }
