@@ -25,7 +25,7 @@ import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './drain
 import { LIVE_LOG_NAME } from './spool-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
-import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX, type SpoolOutcome } from './spool-event.js';
+import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
 import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
 import { startMover, unlinkingMover, type Mover } from './spool-mover.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
@@ -107,9 +107,15 @@ export const COMMAND_LOCK_WAIT_MS = 5_000;
 
 /**
  * One buffer for every file a drain reads: a file is parsed to strings before the next is read, so
- * nothing keeps a view of it, and 10,000 files make no 10,000 allocations for the collector.
+ * nothing keeps a view of it, and 10,000 files make no 10,000 allocations for the collector. One
+ * byte over the cap, so that a single read can tell a file over it (readWholeQuickly).
  */
 let readBuffer: Buffer | undefined;
+
+function sharedReadBuffer(): Buffer {
+  readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES + 1);
+  return readBuffer;
+}
 
 /**
  * Reads a spool file without following symlinks and without trusting its size. The bytes returned
@@ -130,8 +136,7 @@ function readSpoolFile(path: string): ReadOutcome {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { kind: 'bad', reason: 'is not a regular file' };
     if (stats.size > MAX_SPOOL_FILE_BYTES) return { kind: 'bad', reason: `is ${stats.size} bytes, more than the ${MAX_SPOOL_FILE_BYTES} a hook writes` };
-    readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES + 1);
-    const bytes = readBuffer.subarray(0, stats.size);
+    const bytes = sharedReadBuffer().subarray(0, stats.size);
     let filled = 0;
     while (filled < bytes.length) {
       const n = readSync(fd, bytes, filled, bytes.length - filled, filled);
@@ -163,9 +168,9 @@ function readWholeQuickly(path: string): Buffer | undefined {
     return undefined;
   }
   try {
-    readBuffer ??= Buffer.allocUnsafe(MAX_SPOOL_FILE_BYTES + 1);
-    const n = readSync(fd, readBuffer, 0, MAX_SPOOL_FILE_BYTES + 1, 0);
-    return n <= MAX_SPOOL_FILE_BYTES ? readBuffer.subarray(0, n) : undefined;
+    const buffer = sharedReadBuffer();
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    return n <= MAX_SPOOL_FILE_BYTES ? buffer.subarray(0, n) : undefined;
   } catch {
     return undefined;
   } finally {
@@ -330,6 +335,32 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         return false;
       }
     };
+    /**
+     * A spool file read with readSpoolFile's checks: its row and size, or undefined when it is gone,
+     * still being written (counted in flight) or rejected (counted, moved to rejected/).
+     */
+    const takeCarefully = (name: string, path: string): { row: EventRow; size: number } | undefined => {
+      const read = readSpoolFile(path);
+      if (read.kind === 'gone') return undefined;
+      if (read.kind === 'bad') {
+        if (reject(stateDir, name, `spool file ${read.reason}`, now())) counts.rejected++;
+        return undefined;
+      }
+      const outcome = parseSpoolFile(name, read.bytes, rules);
+      if (outcome.ok) return { row: outcome.row, size: read.bytes.length };
+      if (outcome.incomplete) {
+        // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
+        const idle = now() - read.mtimeMs;
+        if (idle <= STALE_TEMP_MS) {
+          counts.inFlight++;
+          return undefined;
+        }
+        if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
+        return undefined;
+      }
+      if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
+      return undefined;
+    };
     const batchSize = atLeastOne(options.batchSize, DEFAULT_BATCH_SIZE);
     const batchBytes = atLeastOne(options.batchBytes, DEFAULT_BATCH_BYTES);
     try {
@@ -344,29 +375,15 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           // Most files are whole events: one read, no fstat. Anything else is read again with every
           // check (its type, its size, how long ago it was last written).
           const whole = readWholeQuickly(path);
-          let outcome: SpoolOutcome | undefined = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);
+          const quick = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);
+          let row = quick?.ok === true ? quick.row : undefined;
           let size = whole?.length ?? 0;
-          if (outcome?.ok !== true) {
-            const read = readSpoolFile(path);
-            if (read.kind === 'gone') continue;
-            outcome = read.kind === 'bad' ? { ok: false, reason: `spool file ${read.reason}` } : parseSpoolFile(name, read.bytes, rules);
-            if (!outcome.ok && outcome.incomplete && read.kind === 'bytes') {
-              // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
-              const idle = now() - read.mtimeMs;
-              if (idle <= STALE_TEMP_MS) {
-                counts.inFlight++;
-                continue;
-              }
-              if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
-              continue;
-            }
-            if (!outcome.ok) {
-              if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
-              continue;
-            }
-            size = read.kind === 'bytes' ? read.bytes.length : 0;
+          if (row === undefined) {
+            const taken = takeCarefully(name, path);
+            if (taken === undefined) continue;
+            ({ row, size } = taken);
           }
-          rows.push(outcome.row);
+          rows.push(row);
           done.push(name);
           bytes += size;
         }
