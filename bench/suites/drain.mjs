@@ -6,9 +6,9 @@
 // (kept absolute: the stricter reading here, where 5 s is ~70 node starts, not the issue's ~227)
 // and <= 150 MiB. Every run checks that the log then holds every event. Context: the CLI start of an
 // empty ingest.
-// A drain of many files renames them into a trash folder that a detached `rm` removes after the
-// command returns (src/spool-trash.ts): each run waits for that removal before the next one starts,
-// and its time is printed beside, as context.
+// A drain of many files lists them for a detached remover that unlinks them after the command
+// returns (src/drained-lists.ts): each run waits for that removal before the next one starts, and
+// its time is printed beside, as context.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,21 +67,23 @@ export async function run(ctx) {
       const r = timeProcess(process.execPath, ['--require', rss, cli, ...argv], { env: { ...process.env, FORGE_DIR: state, FORGE_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' } });
       if (r.status !== 0) throw new Error(`forge-reflect ${argv.join(' ')} failed in the benchmark`);
       const spoolDir = join(state, 'spool');
-      const left = readdirSync(spoolDir).filter((f) => f.endsWith('.event') || f === 'events.log').length;
-      if (left !== 0) throw new Error(`${left} spool files left after forge-reflect ${argv.join(' ')}`);
       const db = new Sqlite(join(state, 'events.db'), { readonly: true });
       const count = db.prepare('SELECT count(*) FROM events').pluck().get();
       db.close();
       if (count !== n) throw new Error(`forge-reflect ${argv.join(' ')} logged ${count} of ${n} events`);
-      // The launcher waits for the background rm (untimed) and says how long it ran on; without it
-      // (no python3), the folders it removes are watched until they are gone.
+      // The launcher waits for the background remover (untimed) and says how long it ran on; without
+      // it (no python3), the lists it removes last are watched until they are gone.
       let removalMs = r.settleMs;
       if (typeof removalMs !== 'number') {
-        const trash = readdirSync(spoolDir).filter((f) => f.startsWith('.drained-')).map((f) => join(spoolDir, f));
+        const lists = join(spoolDir, '.drained');
+        const listed = () => (existsSync(lists) ? readdirSync(lists).length : 0);
         const returned = process.hrtime.bigint();
-        while (trash.some((dir) => existsSync(dir))) spawnSync('sleep', ['0.02']);
+        while (listed() > 0) spawnSync('sleep', ['0.02']);
         removalMs = Number(process.hrtime.bigint() - returned) / 1e6;
       }
+      // Then nothing is left: every file drained and removed.
+      const left = readdirSync(spoolDir).filter((f) => f.endsWith('.event') || f === 'events.log').length;
+      if (left !== 0) throw new Error(`${left} spool files left after forge-reflect ${argv.join(' ')} and its remover`);
       return { ms: r.ms, mib: Number(readFileSync(rssFile, 'utf8')) / 1024, removalMs };
     } finally {
       rmSync(state, { recursive: true, force: true });

@@ -30,8 +30,6 @@ await build({
     join(root, 'packages/forge-reflect/dist/cli.js'),
     join(root, 'packages/forge-reflect/dist/quick-ingest.js'),
     { in: join(root, 'packages/forge-reflect/dist/report/sidecar-reader-worker.js'), out: 'sidecar-reader-worker' },
-    // The worker thread a drain of many spool files moves them with (spool-mover.ts).
-    join(root, 'packages/forge-reflect/dist/spool-mover-worker.js'),
   ],
   outdir,
   bundle: true,

@@ -4,10 +4,10 @@
  *
  * Files go in name order (= receive order), in batches: each batch is read, parsed, redacted and
  * inserted with INSERT OR IGNORE in one transaction, and its files are removed only after the
- * commit: unlinked, or, in a drain of many files, renamed into a trash folder that a detached `rm`
- * removes after the drain (spool-trash.ts). A drain killed between commit and removal leaves files
- * whose ids are already in the log; the next drain counts them as already present and removes
- * them. Files that cannot be understood move to `spool/rejected/` with a `.reason` beside them.
+ * commit: unlinked, or, in a drain of many files, listed for a detached remover that unlinks them
+ * after the drain (drained-lists.ts); a listed file is never read again. A drain killed between
+ * commit and removal (or listing) leaves files whose ids are already in the log; the next drain
+ * counts them as already present and removes them. Files that cannot be understood move to `spool/rejected/` with a `.reason` beside them.
  * `.tmp-*` files older than 60 s (a killed hook's half-write) are removed. A `.event` file that is
  * still short of what its envelope names is left while it was written in the last 60 s (its hook
  * may be writing it) and rejected after that.
@@ -26,8 +26,7 @@ import { LIVE_LOG_NAME } from './spool-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
-import { createTrash, DEFAULT_TRASH_FROM, removeInBackground, staleTrash } from './spool-trash.js';
-import { startMover, unlinkingMover, type Mover } from './spool-mover.js';
+import { DEFAULT_LIST_FROM, readDrainedLists, removeListedInBackground, startDrainedList, type DrainedList } from './drained-lists.js';
 import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
 import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
 
@@ -80,12 +79,13 @@ export interface DrainOptions {
   warn?: Warn;
   now?: () => number;
   lock?: LockOptions;
-  /** A drain of at least this many files moves them into a trash folder instead of unlinking each (default 256). */
-  trashFrom?: number;
-  /** Move committed files into the trash on a worker thread (default true; tests turn it off or on). */
-  moverWorker?: boolean;
-  /** Removes the trash folders after the drain (default: a detached `rm -rf`, see spool-trash.ts). */
-  removeTrash?: (dirs: readonly string[]) => void;
+  /** A drain of at least this many files lists them for a remover instead of unlinking each (default DEFAULT_LIST_FROM). */
+  listFrom?: number;
+  /**
+   * Removes what lists name, then the lists (and legacy trash folders), after the drain has let its
+   * lock go (default: a detached `sh`, removeListedInBackground).
+   */
+  removeListed?: (paths: readonly string[]) => void;
 }
 
 function emptyCounts(): DrainCounts {
@@ -274,11 +274,11 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return counts;
     throw new UserError(`cannot read the spool ${spool} (${errno(error) ?? String(error)}); fix its permissions`);
   }
-  const events = names.filter(isSpoolFileName).sort();
+  const candidates = names.filter(isSpoolFileName);
   const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
   const liveLog = names.includes(LIVE_LOG_NAME);
   const segments = segmentsIn(names);
-  if (events.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))) return counts;
+  if (candidates.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))) return counts;
 
   let lock;
   try {
@@ -290,8 +290,11 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
     counts.locked = true;
     return counts;
   }
-  const trash = staleTrash(spool, names, now());
-  let mover: Mover | undefined;
+  // What earlier drains committed and listed for their removers is never read again (drained-lists.ts).
+  const drained = readDrainedLists(spool, names, now());
+  const events = (drained.names.size === 0 ? candidates : candidates.filter((name) => !drained.names.has(name))).sort();
+  const cleanup = drained.stale;
+  let list: DrainedList | undefined;
   try {
     counts.removedTemp = removeStaleTemps(spool, temps, now());
     const sealed = liveLog ? sealLiveLog(spool, now()) : undefined;
@@ -306,18 +309,19 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       counts.busy = true;
       return counts;
     }
-    // Committed files leave the spool: unlinked one by one when few, else moved into a trash folder
-    // (spool-trash.ts) by a worker thread while the next batch is read (spool-mover.ts).
-    mover = unlinkingMover(spool);
-    if (events.length >= (options.trashFrom ?? DEFAULT_TRASH_FROM)) {
+    // Committed files leave the spool: unlinked one by one when few; when many, listed for a remover
+    // that unlinks them once the drain is done (drained-lists.ts).
+    if (events.length >= (options.listFrom ?? DEFAULT_LIST_FROM)) {
       try {
-        const dir = createTrash(spool, now());
-        trash.push(dir);
-        mover = startMover(spool, dir, options.moverWorker ?? true);
+        list = startDrainedList(spool, now());
       } catch {
-        // no trash folder: unlink each
+        // no list: unlink each
       }
     }
+    const removeCommitted = (names: readonly string[]): void => {
+      if (list?.add(names) === true) return;
+      for (const name of names) unlinkQuietly(`${spool}/${name}`);
+    };
     /** Logs a batch (and a segment's new offset) in one transaction; false when the log stayed busy. */
     const commit = (rows: EventRow[], mark?: SegmentMark): boolean => {
       const target = log as EventLog;
@@ -388,7 +392,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           bytes += size;
         }
         if (!commit(rows)) break;
-        mover.move(done);
+        removeCommitted(done);
       }
       if (!counts.busy && segments.length > 0) {
         const result = drainSegments(segments, {
@@ -409,14 +413,15 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
       if (options.log === undefined) log.close();
     }
   } finally {
-    // Every committed file out of the spool before the lock goes (a worker's moves included).
-    mover?.finish();
+    // The list complete before the lock goes: the next drain skips every file it names.
+    const written = list?.close();
+    if (written !== undefined) cleanup.push(written);
     lock.release();
-    if (trash.length > 0) {
+    if (cleanup.length > 0) {
       try {
-        (options.removeTrash ?? removeInBackground)(trash);
+        (options.removeListed ?? ((paths) => removeListedInBackground(spool, paths)))(cleanup);
       } catch {
-        // what is left is removed by a later drain (spool-trash.ts): this drain's result stands
+        // what is listed is removed by a later drain (drained-lists.ts): this drain's result stands
       }
     }
   }

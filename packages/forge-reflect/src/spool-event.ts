@@ -15,8 +15,13 @@ import { safeStringify } from './safe-json.js';
 export const SPOOL_SUFFIX = '.event';
 export const ENVELOPE_VERSION = 1;
 
-/** `<received_us: 16 digits>-<pid>-<rand: 4–8 hex>` */
-const ID_PATTERN = /^(\d{16})-(\d{1,10})-([0-9a-fA-F]{4,8})$/;
+/**
+ * `<received_us: 16 digits>-<pid>-<rand: 4–8 hex>`, in the syntax JavaScript and POSIX extended
+ * regular expressions share: the background remover of drained files (drained-lists.ts) matches
+ * its lines with `grep -E` against this same text.
+ */
+export const ID_SOURCE = '([0-9]{16})-([0-9]{1,10})-([0-9a-fA-F]{4,8})';
+const ID_PATTERN = new RegExp(`^${ID_SOURCE}$`);
 
 /**
  * `incomplete`: the file may still be being written (the event hook writes a small payload straight

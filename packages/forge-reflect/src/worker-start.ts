@@ -1,8 +1,8 @@
 /**
- * Starts one of the CLI's helper threads (report/sidecar-reader-worker.ts, spool-mover-worker.ts)
- * with a MessagePort of its own, or gives undefined, so the caller does the work on its own thread:
- * when there is no worker file beside the caller (run from the TypeScript sources, as the unit
- * tests do) or the thread cannot be started. The thread gets none of this process's execArgv (an
+ * Starts one of the CLI's helper threads (report/sidecar-reader-worker.ts) with a MessagePort of
+ * its own, or gives undefined, so the caller does the work on its own thread: when there is no
+ * worker file beside the caller (run from the TypeScript sources, as the unit tests do) or the
+ * thread cannot be started. The thread gets none of this process's execArgv (an
  * `--input-type` or a `--require` is not meant for it), never keeps the process alive, and an
  * error in it never ends the process: the caller notices what it did not deliver.
  */

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog } from '../src/event-log.js';
-import { TRASH_PREFIX } from '../src/spool-trash.js';
+import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere } from '../src/drained-lists.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -40,11 +40,11 @@ for (let i = 0; i < count; i++) {
 
 const DRAINER = `
 import { existsSync } from 'node:fs';
-const [drainUrl, stateDir, doneFlag, takeLock, trashFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4] === 'lock', Number(process.argv[5])];
+const [drainUrl, stateDir, doneFlag, takeLock, listFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4] === 'lock', Number(process.argv[5])];
 const { drainSpool } = await import(drainUrl);
 // without the lock the drains really overlap: the log must stay right on its own
-// with trashFrom 1 every drain moves what it committed into a trash folder (kept here, to be checked)
-const options = { batchSize: 50, lock: { take: takeLock }, trashFrom, removeTrash: () => {} };
+// with listFrom 1 every drain lists what it committed for a remover (none runs here: checked below)
+const options = { batchSize: 50, lock: { take: takeLock }, listFrom, removeListed: () => {} };
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const total = { drained: 0, alreadyPresent: 0, rejected: 0, locked: 0, busy: 0, runs: 0 };
 const add = (c) => { total.drained += c.drained; total.alreadyPresent += c.alreadyPresent; total.rejected += c.rejected; total.locked += c.locked ? 1 : 0; total.busy += c.busy ? 1 : 0; total.runs++; };
@@ -87,9 +87,9 @@ function run(args: string[]): Promise<Finished> {
 describe.each([
   ['drains that respect the lock and unlink', 'lock', 1e9],
   ['drains that skip the lock, overlap and unlink', 'no-lock', 1e9],
-  ['drains that respect the lock and move files to trash', 'lock', 1],
-  ['drains that skip the lock, overlap and move files to trash', 'no-lock', 1],
-])('concurrent writers and %s', (_mode, takeLock, trashFrom) => {
+  ['drains that respect the lock and list files for a remover', 'lock', 1],
+  ['drains that skip the lock, overlap and list files for a remover', 'no-lock', 1],
+])('concurrent writers and %s', (_mode, takeLock, listFrom) => {
   it(`stores exactly ${WRITERS * PER_WRITER} rows from ${WRITERS} writers x ${PER_WRITER} files with ${DRAINERS} drains running`, async () => {
     const drainJs = join(DIST, 'drain.js');
     if (!existsSync(drainJs)) throw new Error(`${drainJs} is missing: run \`npx tsc -b\` before this suite`);
@@ -98,7 +98,7 @@ describe.each([
     const doneFlag = join(stateDir, 'writers-done');
 
     const drainers = Array.from({ length: DRAINERS }, () =>
-      run(['--input-type=module', '-e', DRAINER, pathToFileURL(drainJs).href, stateDir, doneFlag, takeLock, String(trashFrom)]),
+      run(['--input-type=module', '-e', DRAINER, pathToFileURL(drainJs).href, stateDir, doneFlag, takeLock, String(listFrom)]),
     );
     const writers = Array.from({ length: WRITERS }, (_, w) => run(['--input-type=module', '-e', WRITER, spool, String(PER_WRITER), String(w)]));
     const written = await Promise.all(writers);
@@ -114,7 +114,7 @@ describe.each([
       expect(total.rejected).toBe(0);
       byDrainers += total.drained;
     }
-    const last = drainSpool(stateDir, { warn: () => {}, removeTrash: () => {} });
+    const last = drainSpool(stateDir, { warn: () => {}, listFrom, removeListed: () => {} });
     expect(last.rejected).toBe(0);
     expect(byDrainers + last.drained).toBe(WRITERS * PER_WRITER);
 
@@ -127,14 +127,17 @@ describe.each([
     } finally {
       log.close();
     }
-    expect(spoolEventFiles(stateDir)).toEqual([]);
-    const trash = readdirSync(spool).filter((n) => n.startsWith(TRASH_PREFIX));
-    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME && !trash.includes(n))).toEqual([]);
-    // Only committed files were moved aside: every file in a trash folder has its row.
+    // Only committed files were listed: every listed name has its row. With listFrom 1 every drained
+    // file was listed (some twice, by drains that overlapped): all of them are, and none waits.
     const logged = new Set(loggedIds(stateDir));
-    const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
-    expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
-    // With trashFrom 1 every drained file went to a trash folder: all of them are there.
-    expect(trashed.length).toBe(trashFrom === 1 ? WRITERS * PER_WRITER : 0);
+    const listed = [...readDrainedLists(spool, [], Date.now()).names].map((n) => n.slice(0, -'.event'.length));
+    expect(listed.filter((id) => !logged.has(id))).toEqual([]);
+    expect(listed.length).toBe(listFrom === 1 ? WRITERS * PER_WRITER : 0);
+    expect(spoolEventFiles(stateDir).length).toBe(listed.length);
+    // The remover then leaves nothing.
+    const lists = existsSync(join(spool, DRAINED_DIR_NAME)) ? readdirSync(join(spool, DRAINED_DIR_NAME)).map((n) => join(spool, DRAINED_DIR_NAME, n)) : [];
+    removeListedHere(spool, lists);
+    expect(spoolEventFiles(stateDir)).toEqual([]);
+    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME && n !== DRAINED_DIR_NAME)).toEqual([]);
   });
 });

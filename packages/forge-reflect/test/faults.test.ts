@@ -4,10 +4,12 @@
  *
  * The kills are deterministic, not timed: the drain (the built package, dist/, as the CLI runs it)
  * SIGKILLs itself at a chosen point of a chosen batch: before the batch is written, inside its
- * transaction after k rows, right after its commit, or after k of its files are unlinked. Each point
- * has a state it must leave behind, checked after every kill: ids in the log and files in the spool
- * together hold every event, and the files whose ids are already in the log are exactly the ones
- * that point leaves (none, unless the commit happened and not all files were unlinked).
+ * transaction after k rows, right after its commit, or as it removes the batch's files: after k of
+ * them are unlinked, or (a drain of many) right after their names are listed for the remover. Each
+ * point has a state it must leave behind, checked after every kill: ids in the log and files in
+ * the spool together hold every event, and the files waiting in the spool (not listed) whose ids
+ * are already in the log are exactly the ones that point leaves (none, unless the commit happened
+ * and not all files were removed or listed).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -17,7 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
 import { drainSpool } from '../src/drain.js';
 import { openEventLog } from '../src/event-log.js';
-import { TRASH_PREFIX } from '../src/spool-trash.js';
+import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere, STALE_LIST_MS } from '../src/drained-lists.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -25,28 +27,29 @@ afterEach(cleanupTempDirs);
 const EVENTS = 3_000;
 const BATCH = 10;
 const KILLS = 24;
-const POINTS = ['before-batch', 'in-transaction', 'after-commit', 'mid-unlink'] as const;
+const POINTS = ['before-batch', 'in-transaction', 'after-commit', 'mid-removal'] as const;
 type Point = (typeof POINTS)[number];
 
-// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k, trashFrom, mover
-// "mid-unlink" is the removal of the batch's files: unlinks, or renames into the trash folder (on
-// this thread: mover 'inline'; with mover 'worker' a worker thread renames them, see below).
+// argv: drain.js url, event-log.js url, state dir, point, batch (0-based, in this drain), k, listFrom
+// "mid-removal" is the removal of the batch's files: after k unlinks, or, in a drain that lists
+// them, right after the batch's names are appended to its list (the one write after the commit).
 const DRAINER = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-const [drainUrl, logUrl, stateDir, point, nth, k, trashFrom, mover] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7]), process.argv[8]];
+const [drainUrl, logUrl, stateDir, point, nth, k, listFrom] = [process.argv[1], process.argv[2], process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7])];
 const die = () => process.kill(process.pid, 'SIGKILL');
-let unlinking = false;
+let removing = false;
 let unlinked = 0;
 const unlink = fs.unlinkSync;
 fs.unlinkSync = (path, ...rest) => {
-  if (unlinking && String(path).endsWith('.event') && ++unlinked > k) die();
+  if (removing && String(path).endsWith('.event') && ++unlinked > k) die();
   return unlink(path, ...rest);
 };
-const rename = fs.renameSync;
-fs.renameSync = (from, to, ...rest) => {
-  if (unlinking && String(to).includes('${TRASH_PREFIX}') && ++unlinked > k) die();
-  return rename(from, to, ...rest);
+const write = fs.writeSync;
+fs.writeSync = (...args) => {
+  const written = write(...args);
+  if (removing) die();
+  return written;
 };
 syncBuiltinESMExports();
 const { openEventLog } = await import(logUrl);
@@ -62,16 +65,16 @@ const faulty = { ...log, insertBatch(rows) {
   if (here && point === 'in-transaction') log.db.exec('CREATE TEMP TRIGGER fault BEFORE INSERT ON main.events BEGIN SELECT fault(); END');
   const result = insertBatch(rows);
   if (here && point === 'after-commit') die();
-  if (here && point === 'mid-unlink') unlinking = true;
+  if (here && point === 'mid-removal') removing = true;
   return result;
 } };
-drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, trashFrom, removeTrash: () => {}, moverWorker: mover === 'worker' });
+drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, listFrom, removeListed: () => {} });
 `;
 
-function drainAndDie(stateDir: string, point: Point, batch: number, k: number, trashFrom: number, mover: Mover = 'inline'): Promise<NodeJS.Signals | null> {
+function drainAndDie(stateDir: string, point: Point, batch: number, k: number, listFrom: number): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(trashFrom), mover], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(listFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -86,14 +89,14 @@ function loggedIds(stateDir: string): string[] {
   }
 }
 
-/** How many of a killed batch's files must still be in the spool with their ids in the log. */
-function leftBoth(point: Point, k: number): number {
+/** How many of a killed batch's files must still wait in the spool (not listed) with their ids in the log. */
+function leftBoth(point: Point, k: number, listing: boolean): number {
   if (point === 'after-commit') return BATCH;
-  if (point === 'mid-unlink') return BATCH - k;
+  if (point === 'mid-removal') return listing ? 0 : BATCH - k;
   return 0; // killed before the commit: the transaction rolled back as a whole
 }
 
-type Mover = 'inline' | 'worker';
+const listedIds = (state: string): Set<string> => new Set([...readDrainedLists(join(state, 'spool'), [], Date.now()).names].map((n) => n.slice(0, -'.event'.length)));
 
 /** A state dir with EVENTS tool events spooled as files; `all`: their ids, sorted. */
 function spooledState(): { state: string; all: string[] } {
@@ -108,8 +111,9 @@ function spooledState(): { state: string; all: string[] } {
 
 describe.each([
   ['unlinks', 1e9],
-  ['moves them into a trash folder', 1],
-])('the drain SIGKILLed at each point of a batch, as it removes files it %s', (_how, trashFrom) => {
+  ['lists for the remover', 1],
+])('the drain SIGKILLed at each point of a batch, as it removes files it %s', (_how, listFrom) => {
+  const listing = listFrom === 1;
   it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
     const { state, all } = spooledState();
     for (let kill = 0; kill < KILLS; kill++) {
@@ -118,72 +122,43 @@ describe.each([
       const batch = 1 + (kill % 3);
       const k = 1 + ((kill * 7) % (BATCH - 1));
       const before = loggedIds(state).length;
-      expect(await drainAndDie(state, point, batch, k, trashFrom), `${point} of batch ${batch}`).toBe('SIGKILL');
+      expect(await drainAndDie(state, point, batch, k, listFrom), `${point} of batch ${batch}`).toBe('SIGKILL');
       const logged = loggedIds(state);
-      const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
       const inLog = new Set(logged);
+      const listed = listedIds(state);
+      const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
       expect([...new Set([...logged, ...spooled])].sort()).toEqual(all); // nothing lost
-      expect(spooled.filter((id) => inLog.has(id)), `${point} of batch ${batch}, k=${k}`).toHaveLength(leftBoth(point, k));
-      const committedBatches = point === 'after-commit' || point === 'mid-unlink' ? batch + 1 : batch;
+      expect([...listed].filter((id) => !inLog.has(id))).toEqual([]); // listed only once committed
+      const waiting = spooled.filter((id) => !listed.has(id));
+      expect(waiting.filter((id) => inLog.has(id)), `${point} of batch ${batch}, k=${k}`).toHaveLength(leftBoth(point, k, listing));
+      const committedBatches = point === 'after-commit' || point === 'mid-removal' ? batch + 1 : batch;
       expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
       expect(logged.length).toBeGreaterThan(before); // batches before the fault committed
     }
-    const last = drainSpool(state, { warn: () => {}, trashFrom, removeTrash: () => {}, moverWorker: false });
+    const handed: string[] = [];
+    const last = drainSpool(state, { warn: () => {}, listFrom, removeListed: (paths) => handed.push(...paths) });
     expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
-    expect(last.alreadyPresent).toBe(leftBoth(POINTS[(KILLS - 1) % POINTS.length] as Point, 1 + (((KILLS - 1) * 7) % (BATCH - 1))));
-    expect(spoolEventFiles(state)).toEqual([]);
+    const lastPoint = POINTS[(KILLS - 1) % POINTS.length] as Point;
+    expect(last.alreadyPresent).toBe(leftBoth(lastPoint, 1 + (((KILLS - 1) * 7) % (BATCH - 1)), listing));
     expect(loggedIds(state)).toEqual(all); // exactly once: ids are unique and all there
+    const listed = listedIds(state);
+    expect(spoolEventFiles(state).filter((n) => !listed.has(n.slice(0, -'.event'.length)))).toEqual([]); // nothing waits
     const spool = join(state, 'spool');
-    const trash = readdirSync(spool).filter((n) => n.startsWith(TRASH_PREFIX));
-    expect(trash.length > 0).toBe(trashFrom === 1);
-    expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME && !trash.includes(n))).toEqual([]);
-    // A file reaches the trash only after its row is committed: each trashed id is in the log.
-    const logged = new Set(loggedIds(state));
-    const trashed = trash.flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
-    expect(trashed.filter((id) => !logged.has(id))).toEqual([]);
-    // With trashFrom 1 every file ends in exactly one trash folder, whichever drain moved it.
-    expect(trashed.length).toBe(trashFrom === 1 ? EVENTS : 0);
-    expect(new Set(trashed).size).toBe(trashed.length);
-  }, 120_000);
-});
-
-// A drain of many files moves them into the trash on a worker thread (src/spool-mover.ts) while it
-// logs the next batch. Killed before, inside or after a batch's commit, the worker may be moving the
-// batches before it: a committed file can then still be in the spool (the next drain finds it
-// logged), but nothing is lost, nothing doubled, and no file reaches the trash before its row is
-// committed. (DIST's drain finds the worker file beside it, as the CLI's does.)
-describe('the drain SIGKILLed at each point of a batch while a worker thread moves its files into the trash', () => {
-  it(`loses and doubles nothing over ${EVENTS} events and ${KILLS} kills`, async () => {
-    const { state, all } = spooledState();
-    const spool = join(state, 'spool');
-    const trashedIds = () =>
-      readdirSync(spool)
-        .filter((n) => n.startsWith(TRASH_PREFIX))
-        .flatMap((dir) => readdirSync(join(spool, dir)).map((n) => n.slice(0, -'.event'.length)));
-    const points = POINTS.filter((p) => p !== 'mid-unlink'); // the renames are the worker's: no kill hook there
-    for (let kill = 0; kill < KILLS; kill++) {
-      const point = points[kill % points.length] as Point;
-      const batch = 1 + (kill % 3);
-      const k = 1 + ((kill * 7) % (BATCH - 1));
-      const before = loggedIds(state).length;
-      expect(await drainAndDie(state, point, batch, k, 1, 'worker'), `${point} of batch ${batch}`).toBe('SIGKILL');
-      const logged = loggedIds(state);
-      const inLog = new Set(logged);
-      const spooled = spoolEventFiles(state).map((n) => n.slice(0, -'.event'.length));
-      const trashed = trashedIds();
-      expect([...new Set([...logged, ...spooled])].sort()).toEqual(all); // nothing lost
-      expect(trashed.filter((id) => !inLog.has(id)), `${point} of batch ${batch}`).toEqual([]); // trashed only once committed
-      expect(new Set([...spooled, ...trashed]).size).toBe(spooled.length + trashed.length); // in one place only
-      const committedBatches = point === 'after-commit' ? batch + 1 : batch;
-      expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
-      // (no "more than before": the first batches of this drain may all be files a kill left committed)
-      expect(logged.length).toBeGreaterThanOrEqual(before);
+    if (!listing) {
+      expect(handed).toEqual([]);
+      expect(spoolEventFiles(state)).toEqual([]);
+      expect(readdirSync(spool).filter((n) => n !== 'rejected' && n !== DRAIN_LOCK_NAME)).toEqual([]);
+      return;
     }
-    const last = drainSpool(state, { warn: () => {}, trashFrom: 1, removeTrash: () => {}, moverWorker: true });
-    expect(last).toMatchObject({ rejected: 0, locked: false, busy: false });
+    // Every file is listed, once or more (a file a kill left committed and unlisted is listed by the
+    // drain that found it), and only the last drain's list went to the remover: the killed drains'
+    // lists are young. Once they are stale, a drain hands them over too, and then nothing is left.
+    expect([...listed].sort()).toEqual(all);
+    expect(handed).toHaveLength(1);
+    removeListedHere(spool, handed);
+    const later = drainSpool(state, { warn: () => {}, listFrom, now: () => Date.now() + STALE_LIST_MS + 60_000, removeListed: (paths) => removeListedHere(spool, paths) });
+    expect(later).toMatchObject({ drained: 0, alreadyPresent: 0, rejected: 0 });
     expect(spoolEventFiles(state)).toEqual([]);
-    expect(loggedIds(state)).toEqual(all); // exactly once
-    const trashed = trashedIds();
-    expect(trashed.sort()).toEqual(all); // every file ends in exactly one trash folder
+    expect(readdirSync(join(spool, DRAINED_DIR_NAME))).toEqual([]);
   }, 120_000);
 });

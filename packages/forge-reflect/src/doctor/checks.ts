@@ -14,6 +14,8 @@ import { RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
 import { isSidecarName } from '../sidecar-files.js';
 import { LIVE_LOG_NAME } from '../spool-log.js';
+import { readDrainedLists } from '../drained-lists.js';
+import { isSpoolFileName } from '../spool-event.js';
 import { readRegularText } from '../regular-file.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -207,8 +209,19 @@ function liveLogBytes(stateDir: string): number {
   }
 }
 
+/** Spool files waiting for a drain: not those an earlier drain committed and listed for its remover. */
+function countWaiting(spool: string, now: number): number {
+  try {
+    const names = readdirSync(spool);
+    const listed = readDrainedLists(spool, [], now).names;
+    return names.filter((n) => isSpoolFileName(n) && !listed.has(n)).length;
+  } catch {
+    return 0;
+  }
+}
+
 export function checkSpool(ctx: DoctorContext): Check {
-  const backlog = countFiles(spoolDirOf(ctx.stateDir), '.event');
+  const backlog = countWaiting(spoolDirOf(ctx.stateDir), ctx.now);
   const rejected = countFiles(rejectedDirOf(ctx.stateDir), '.event');
   const logBytes = liveLogBytes(ctx.stateDir);
   const inLog = logBytes > 0 ? ` + ${Math.ceil(logBytes / 1024)} KiB of spool log` : '';
