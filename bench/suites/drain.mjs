@@ -120,7 +120,7 @@ export async function run(ctx) {
     { what: '  the same, in events/s', rate: log.rate, unit: 'events/s', target: 'context (20,000/s as the issue wrote it, for its 22 ms node)' },
     { what: `drain, the same ${N} events as one spool file each: events per node -e 0 start`, rate: files.perStart, unit: 'events', target: `>= ${PER_START_TARGET} (20,000/s where node -e 0 took 22 ms)`, met: files.perStart >= PER_START_TARGET },
     { what: '  the same, in events/s', rate: files.rate, unit: 'events/s', target: 'context (20,000/s as the issue wrote it, for its 22 ms node)' },
-    { what: '  then those files removed by the background rm', median_ms: files.removal, target: 'context (after ingest returned)' },
+    { what: '  then those files removed by the background remover', median_ms: files.removal, target: 'context (after ingest returned)' },
   ];
   if (quick) rows.push({ what: 'first events after a 100,000-event backlog', skipped: 'quick mode spools no 100,000 events' });
   else {
