@@ -19,7 +19,7 @@ import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import { acquireDrainLock, type LockOptions } from './drain-lock.js';
 import { UserError } from './errors.js';
-import { READ_NO_LINK_NO_WAIT } from './regular-file.js';
+import { READ_NO_LINK_NO_WAIT, readFoundQuietly } from './regular-file.js';
 import { isBusyError, openEventLog, type EventLog, type EventRow, type SegmentMark } from './event-log.js';
 import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './drain-segments.js';
 import { LIVE_LOG_NAME } from './spool-log.js';
@@ -161,21 +161,13 @@ function readSpoolFile(path: string): ReadOutcome {
  * the shared read buffer, valid until the next read.
  */
 function readWholeQuickly(path: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, READ_NO_LINK_NO_WAIT);
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = sharedReadBuffer();
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    return n <= MAX_SPOOL_FILE_BYTES ? buffer.subarray(0, n) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readFoundQuietly(path, readOnce);
+}
+
+function readOnce(fd: number): Buffer | undefined {
+  const buffer = sharedReadBuffer();
+  const n = readSync(fd, buffer, 0, buffer.length, 0);
+  return n <= MAX_SPOOL_FILE_BYTES ? buffer.subarray(0, n) : undefined;
 }
 
 /** A whole number of at least 1, else the default (NaN or Infinity would never end a batch). */

@@ -20,7 +20,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { nodeChildProcess } from './lazy-builtins.js';
-import { READ_NO_LINK_NO_WAIT } from './regular-file.js';
+import { readFoundQuietly } from './regular-file.js';
 import { ID_SOURCE, isSpoolFileName, SPOOL_SUFFIX } from './spool-event.js';
 import { ensurePrivateDir } from './state-dir.js';
 
@@ -55,19 +55,7 @@ function quietly(action: () => void): void {
 
 /** A list's text, or undefined when it is gone or no regular file (never followed, never waited on). */
 function readList(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, READ_NO_LINK_NO_WAIT);
-  } catch {
-    return undefined;
-  }
-  try {
-    return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readFoundQuietly(path, (fd) => (fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined));
 }
 
 /**

@@ -13,6 +13,27 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
  */
 export const READ_NO_LINK_NO_WAIT = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
+/**
+ * What `read` gives for the file at `path` opened with READ_NO_LINK_NO_WAIT (closed after), or
+ * undefined when the open or `read` fails: for reads where a file that cannot be read is simply
+ * not taken (the drain's quick read of a spool file, a list of drained files).
+ */
+export function readFoundQuietly<T>(path: string, read: (fd: number) => T): T | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_NO_LINK_NO_WAIT);
+  } catch {
+    return undefined;
+  }
+  try {
+    return read(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The error code of a name that is there but is no regular file (a FIFO, a device, a folder). */
 export const NOT_REGULAR = 'ENOTREG';
 
