@@ -7,7 +7,8 @@
  * commit: unlinked, or, in a drain of many files, listed for a detached remover that unlinks them
  * after the drain (drained-lists.ts); a listed file is never read again. A drain killed between
  * commit and removal (or listing) leaves files whose ids are already in the log; the next drain
- * counts them as already present and removes them. Files that cannot be understood move to `spool/rejected/` with a `.reason` beside them.
+ * counts them as already present and removes or lists them. Files that cannot be understood move
+ * to `spool/rejected/` with a `.reason` beside them.
  * `.tmp-*` files older than 60 s (a killed hook's half-write) are removed. A `.event` file that is
  * still short of what its envelope names is left while it was written in the last 60 s (its hook
  * may be writing it) and rejected after that.
@@ -54,7 +55,7 @@ export interface DrainCounts {
   drained: number;
   /** Files moved to spool/rejected/. */
   rejected: number;
-  /** Files whose id was already in the log (a drain killed before unlinking); removed. */
+  /** Files whose id was already in the log (a drain killed before removing or listing them); removed or listed. */
   alreadyPresent: number;
   /** Stale `.tmp-*` leftovers removed. */
   removedTemp: number;

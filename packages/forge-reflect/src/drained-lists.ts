@@ -21,7 +21,7 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { nodeChildProcess } from './lazy-builtins.js';
 import { readFoundQuietly } from './regular-file.js';
-import { ID_SOURCE, isSpoolFileName, SPOOL_SUFFIX } from './spool-event.js';
+import { ID_SOURCE, SPOOL_SUFFIX } from './spool-event.js';
 import { ensurePrivateDir } from './state-dir.js';
 
 /** The folder of the lists, in the spool. */
@@ -36,6 +36,18 @@ export const LEGACY_TRASH_PREFIX = '.drained-';
 
 export function drainedDirOf(spool: string): string {
   return `${spool}/${DRAINED_DIR_NAME}`;
+}
+
+/** A line of a list that names a file the remover may remove: a whole spool file name, nothing else. */
+const LISTED_NAME = new RegExp(`^${ID_SOURCE}\\${SPOOL_SUFFIX}$`);
+
+/** Whether the spool's `.drained` is a real folder: a link planted there is neither read nor emptied. */
+function drainedDirIsReal(spool: string): boolean {
+  try {
+    return lstatSync(drainedDirOf(spool)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export interface DrainedLists {
@@ -67,7 +79,7 @@ export function readDrainedLists(spool: string, spoolNames: readonly string[], n
   const dir = drainedDirOf(spool);
   let entries: string[] = [];
   try {
-    entries = readdirSync(dir);
+    if (drainedDirIsReal(spool)) entries = readdirSync(dir);
   } catch {
     // no lists
   }
@@ -76,7 +88,7 @@ export function readDrainedLists(spool: string, spoolNames: readonly string[], n
     if (!entry.endsWith(LIST_SUFFIX)) continue;
     const text = readList(path);
     if (text === undefined) continue;
-    for (const name of text.split('\n')) if (isSpoolFileName(name)) found.names.add(name);
+    for (const name of text.split('\n')) if (LISTED_NAME.test(name)) found.names.add(name);
     if (olderThan(path, now, STALE_LIST_MS)) found.stale.push(path);
   }
   for (const name of spoolNames) {
@@ -111,7 +123,7 @@ export interface DrainedList {
  */
 export function startDrainedList(spool: string, now: number): DrainedList {
   const dir = ensurePrivateDir(drainedDirOf(spool));
-  if (!lstatSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
+  if (!drainedDirIsReal(spool)) throw new Error(`${dir} is not a folder`);
   let path = '';
   let fd = -1;
   for (let attempt = 0; fd < 0; attempt += 1) {
@@ -157,31 +169,39 @@ export function startDrainedList(spool: string, now: number): DrainedList {
 }
 
 /**
- * The remover: for each list, the listed names that are spool file names (`grep -x`, so a line a
- * kill cut short or anything else removes nothing), unlinked in the spool, then the list; a legacy
- * trash folder removed whole.
+ * The remover, in the spool: for each list (by its name in `.drained`, and only while `.drained` is
+ * a real folder), the lines that are whole spool file names (`grep -a -x`: bytes that are no text,
+ * a line a kill cut short, a path, remove nothing), unlinked, then the list; a list grep cannot read
+ * is left for a later remover. A legacy trash folder is removed whole.
  */
 const REMOVER = `cd -- "$1" || exit 1
 shift
 for p do
   case $p in
-    *${LIST_SUFFIX}) grep -xE -- '${ID_SOURCE}\\${SPOOL_SUFFIX}' "$p" | xargs rm -f -- && rm -f -- "$p" ;;
+    *${LIST_SUFFIX})
+      [ -d ${DRAINED_DIR_NAME} ] && [ ! -L ${DRAINED_DIR_NAME} ] || continue
+      l=${DRAINED_DIR_NAME}/\${p##*/}
+      names=$(LC_ALL=C grep -a -xE -- '${ID_SOURCE}\\${SPOOL_SUFFIX}' "$l")
+      [ $? -le 1 ] || continue
+      [ -z "$names" ] || printf '%s\\n' "$names" | xargs rm -f --
+      rm -f -- "$l" ;;
     *) rm -rf -- "$p" ;;
   esac
 done`;
 
 /** Does what the remover does, in this process: where no shell can be started. */
 export function removeListedHere(spool: string, paths: readonly string[]): void {
-  const pattern = new RegExp(`^${ID_SOURCE}\\${SPOOL_SUFFIX}$`);
   for (const path of paths) {
     if (!path.endsWith(LIST_SUFFIX)) {
       quietly(() => rmSync(path, { recursive: true, force: true }));
       continue;
     }
-    const text = readList(path);
+    if (!drainedDirIsReal(spool)) continue;
+    const list = `${drainedDirOf(spool)}/${path.slice(path.lastIndexOf('/') + 1)}`;
+    const text = readList(list);
     if (text === undefined) continue;
-    for (const name of text.split('\n')) if (pattern.test(name)) quietly(() => unlinkSync(`${spool}/${name}`));
-    quietly(() => unlinkSync(path));
+    for (const name of text.split('\n')) if (LISTED_NAME.test(name)) quietly(() => unlinkSync(`${spool}/${name}`));
+    quietly(() => unlinkSync(list));
   }
 }
 

@@ -175,8 +175,51 @@ describe.each([
     expect(existsSync(join(root, outside))).toBe(true);
   });
 
+  const remove = async (spool: string, paths: string[]): Promise<void> => {
+    if (where === 'here') return removeListedHere(spool, paths);
+    const child = removeListedInBackground(spool, paths);
+    expect(child).toBeDefined();
+    expect(await new Promise<number | null>((resolve) => child?.on('exit', (c) => resolve(c)))).toBe(0);
+  };
+
+  it('removes nothing through a .drained that is a link, and keeps the list it points at', async () => {
+    const root = tempDir();
+    const spool = join(root, 'spool');
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(spool);
+    mkdirSync(elsewhere);
+    const name = '1763806500000001-42-abcd.event';
+    writeFileSync(join(spool, name), 'x');
+    writeFileSync(join(elsewhere, 'a.list'), `${name}\n`);
+    expect(spawnSync('ln', ['-s', elsewhere, join(spool, DRAINED_DIR_NAME)]).status).toBe(0);
+    expect(readDrainedLists(spool, [], Date.now()).names.size).toBe(0); // not read through the link either
+    await remove(spool, [join(spool, DRAINED_DIR_NAME, 'a.list')]);
+    expect(existsSync(join(spool, name))).toBe(true);
+    expect(existsSync(join(elsewhere, 'a.list'))).toBe(true);
+  });
+
+  it('takes the names out of a list with bytes that are no text (a NUL-filled tail) and removes nothing else', async () => {
+    const root = tempDir();
+    const spool = join(root, 'spool');
+    mkdirSync(join(spool, DRAINED_DIR_NAME), { recursive: true });
+    const [a, b] = ['1763806500000001-42-abcd.event', '1763806500000002-42-abcd.event'];
+    const kept = ['Binary', 'file', 'matches'];
+    for (const name of [a, b, ...kept]) writeFileSync(join(spool, name), 'x');
+    const list = join(spool, DRAINED_DIR_NAME, '1-1-aaaa.list');
+    writeFileSync(list, Buffer.concat([Buffer.from(`${a}\n${b}\n`), Buffer.alloc(64), Buffer.from('\nBinary file matches\n')]));
+    await remove(spool, [list]);
+    expect(readdirSync(spool).sort()).toEqual([DRAINED_DIR_NAME, ...kept].sort());
+    expect(existsSync(list)).toBe(false);
+  });
+
   it('starts nothing for nothing to remove', () => {
-    expect(where === 'background' ? removeListedInBackground(tempDir(), []) : undefined).toBeUndefined();
+    if (where === 'background') expect(removeListedInBackground(tempDir(), [])).toBeUndefined();
+    else {
+      const spool = tempDir();
+      writeFileSync(join(spool, 'kept.event'), 'x');
+      removeListedHere(spool, []);
+      expect(readdirSync(spool)).toEqual(['kept.event']);
+    }
   });
 });
 
