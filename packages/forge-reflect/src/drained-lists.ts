@@ -110,7 +110,6 @@ function olderThan(path: string, now: number, ms: number, folder = false): boole
 
 /** A list being written by a drain: committed names are appended batch by batch. */
 export interface DrainedList {
-  readonly path: string;
   /** Appends committed names; false when the append (this one or an earlier) failed: the caller removes them itself. */
   add(names: readonly string[]): boolean;
   /** Closes the list; returns its path when it names any file, else removes it and returns undefined. */
@@ -138,7 +137,6 @@ export function startDrainedList(spool: string, now: number): DrainedList {
   let open = true;
   let broken = false;
   return {
-    path,
     add(names) {
       if (broken) return false;
       if (names.length === 0) return true;
