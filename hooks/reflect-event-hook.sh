@@ -17,7 +17,8 @@ if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; f
 # stdio sizes stdout's buffer at its first use from the file stdout then is: /dev/null's 4 KiB here,
 # not the state folder's block size (1 KiB on some file systems), so a record leaves in one write.
 printf ' '
-((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
+# Bytes, not characters, and ASCII ranges in globs (bash before 5.0 ranges by the locale's collation).
+LC_ALL=C
 umask 077
 set -o noclobber
 

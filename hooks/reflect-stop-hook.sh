@@ -21,45 +21,59 @@ case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'forge_stop_cleanup 2>/dev/null; exit 0' EXIT
 trap 'exit 0' TERM INT HUP PIPE
 if [[ -n ${FORGE_DEBUG:-} ]]; then exec >/dev/null; else exec >/dev/null 2>&1; fi
-((${BASH_VERSINFO[0]:-0} >= 4)) || exit 0
+# Bytes, not characters, and ASCII ranges in globs (bash before 5.0 ranges by the locale's collation).
+LC_ALL=C
 umask 077
 set -o noclobber
 
+# Descriptors, fixed numbers (bash 3.2 cannot allocate one: {fd} is bash 4.1): 3 a spool file being
+# written (lib/common.sh), 5 and 6 a git call (forge_git), 7 the session's lock, 8 what the helper
+# says, 9 the helper's input where bash has no coproc.
 here=${BASH_SOURCE[0]%/*}
-# The node helper is started first, before bash has even read the rest of this file, and waits on
-# its stdin for the facts (forge_helper_run), so node's own start (~25 ms here) runs while the hook
-# reads the payload, takes the lock and asks git.
+# The node helper waits on its stdin for the facts (forge_helper_run) while the hook reads the
+# payload, takes the lock and asks git, so node's own start overlaps them.
 # It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
 # a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
-# both are dropped in its subshell only. The end of the pipe it reads is bash's own descriptor,
-# which bash closes on exec, so no process the hook starts holds it: a hook that stops before
-# sending the facts (killed, or done early) closes it, and the helper then reads at most the Stop
-# event's names (forge_stop_commit), moves that event into the spool, and writes nothing else.
-# (Bash also closes it, and says so in FORGE_HELPER[1], when it reaps
-# a helper that died.) The end it writes is copied to a descriptor of the hook's own, so its status
-# is still there to read after bash has reaped it.
+# both are dropped in its subshell only. A hook that stops before sending the facts (killed, or done
+# early) closes the helper's input, and the helper then reads at most the Stop event's names
+# (forge_stop_commit), moves that event into the spool, and writes nothing else.
 # --preserve-symlinks-main: node takes the helper's path as given instead of resolving every folder
-# of it with lstat and readlink (~0.6 ms of every Stop here, measured in the hook over 251 paired
-# runs); the helper requires nothing but node's own modules, so no lookup depends on that path.
-helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out=''
-forge_helper_start() {
-  local from_helper
-  command -v node >/dev/null 2>&1 && [[ -f $helper ]] || return 1
-  coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node --preserve-symlinks-main "$helper" 2>/dev/null; }
-  helper_pid=$FORGE_HELPER_PID from_helper=${FORGE_HELPER[0]}
-  exec {helper_out}<&"$from_helper" {from_helper}<&-
-}
-
-forge_helper_start
+# of it with lstat and readlink; the helper requires nothing but node's own modules.
+helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out='' to_helper=''
+node_ok=''
+command -v node >/dev/null 2>&1 && [[ -f $helper ]] && node_ok=1
+if ((BASH_VERSINFO[0] >= 4)); then
+  # bash 4 and later: a coproc, started before bash has read the rest of this file. The end of the
+  # pipe the helper reads is bash's own descriptor, which bash closes on exec, so no process the
+  # hook starts holds it (bash also closes it, and says so in FORGE_HELPER[1], when it reaps a helper
+  # that died: to_helper=coproc reads it from there). The end it writes is copied to descriptor 8,
+  # so its status is still there to read after bash has reaped it. (In eval: bash 3.2 cannot parse
+  # a coproc.)
+  forge_helper_start() {
+    [[ -n $node_ok ]] || return 1
+    eval 'coproc FORGE_HELPER { unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node --preserve-symlinks-main "$helper" 2>/dev/null; }'
+    helper_pid=$FORGE_HELPER_PID to_helper=coproc
+    exec 8<&"${FORGE_HELPER[0]}"
+    helper_out=8
+    eval "exec ${FORGE_HELPER[0]}<&-"
+  }
+  forge_helper_start
+else
+  # bash 3.2: no coproc, so the helper's input is a FIFO in the state folder (FILE), opened by bash
+  # read-write first (an open that never blocks, whoever comes first) as descriptor 9; its output
+  # is a process substitution read on 8. Started once the state folder is known. Every process the
+  # hook starts after it gets 9 closed where it could outlive the hook (git, the drain).
+  forge_helper_start() {
+    [[ -n $node_ok ]] && forge_fresh "$1" && mkfifo -m 600 "$1" 2>/dev/null || return 1
+    exec 9<>"$1" || return 1
+    exec 8< <(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node --preserve-symlinks-main "$helper" <"$1" 2>/dev/null 9>&- 7>&-)
+    helper_pid=$! helper_out=8 to_helper=9
+  }
+fi
 # Then bash steps aside for a moment: a read that can only time out (the helper says nothing before
 # it has the facts, sent further down; a helper that died gives the pipe's end at once). Without
-# it node's start competes with bash reading and running the rest of this file: on this 2-core
-# machine the forked child waited for a core, and node's start ran slower beside bash. The timeout
-# asks for 0.1 ms; the pause lasts ~1-4 ms here (the scheduler wakes bash when it can), which bash
-# makes up while node still starts (~25 ms). Measured in the hook over 251 paired runs, fresh
-# repos: -1.4 ms (95% interval 0.4..1.8); in six such runs -1.1..-1.8 ms. (Written on one line
-# with the start, `forge_helper_start && read ...`, the gain was smaller and unsteady, for reasons
-# not found.)
+# it node's start competes with bash reading and running the rest of this file on a machine of two
+# cores (docs/performance.md).
 # Only with bash 5.2 or later and outside POSIX mode, which time a read out with pselect(2). Older
 # bash, and POSIX mode, arm a SIGALRM whose handler only sets a flag: one that lands between bash's
 # check of that flag and its read(2) would leave this read waiting for bytes the helper sends only
@@ -85,7 +99,7 @@ FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s
 # (no folder for them: a mkdir and an rm are two process starts). The helper removes the payload, the
 # status and the committed list once the sidecar stands, and moves a self-report it merged beside
 # it; a refused self-report and a refused answer block are moved on by the hook.
-WORK_PARTS=(payload status committed input.json block.txt)
+WORK_PARTS=(payload status committed input.json block.txt fifo)
 work='' lock='' sidecar_tmp='' input_taken='' input=''
 # shellcheck disable=SC2329 # called from the EXIT trap
 forge_stop_cleanup() {
@@ -127,12 +141,12 @@ forge_stop_cleanup() {
 # Elsewhere (macOS): flock(1)'s kernel lock on locks/NAME.lock.flock when present, else a lock
 # folder holding "<pid> <start second>", stale when its process is gone or it is older than
 # FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that long at most).
-# lock_fd always names an open descriptor (/dev/null until a flock is taken), so the children that
-# must not inherit the lock can close it with {lock_fd}>&-.
+# Descriptor 7 is always open (/dev/null until a flock is taken), so the children that must not
+# inherit the lock can close it with 7>&-.
 # FORGE_PROC_ROOT (default /proc) lets the tests take the other platforms' paths.
 FORGE_PROC_ROOT=${FORGE_PROC_ROOT:-/proc}
 lock_owner=''
-exec {lock_fd}</dev/null
+exec 7</dev/null
 forge_take_lock() {
   local path=$FORGE_STATE/locks/$1.lock held='' pid='' started='' try
   forge_ensure_dir "$FORGE_STATE/locks" || return 1
@@ -158,8 +172,8 @@ forge_take_lock() {
   fi
   if command -v flock >/dev/null 2>&1; then
     [[ -L $path.flock ]] && return 1
-    exec {lock_fd}>&- {lock_fd}>>"$path.flock" || return 1
-    flock -n "$lock_fd" || return 1
+    exec 7>&- 7>>"$path.flock" || return 1
+    flock -n 7 || return 1
     return 0
   fi
   if ! mkdir -m 0700 -- "$path" 2>/dev/null; then
@@ -230,8 +244,7 @@ forge_count_attempts() {
 # floor, no self-report: it cannot be checked without node). Always degraded.
 forge_fallback_sidecar() {
   local out=$1 path record json_files='' first=1 threshold more=''
-  local -a files=()
-  local -A seen=()
+  local -a files=() sorted=()
   # The lists git wrote must still be there: without them the floor would see no file and say "no
   # review". Gone (removed by a helper that was stopped after placing nothing): blind, fail closed.
   if [[ $git_ok == 1 && (! -f $work.status || (-n $committed_expected && ! -f $work.committed)) ]]; then
@@ -256,21 +269,22 @@ forge_fallback_sidecar() {
           for _ in 1 2 3 4 5 6 7 8 9 10; do path=${path#* }; done
           ;;
       esac
-      [[ -n $path && -z ${seen[$path]:-} ]] || continue
+      [[ -n $path ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
-      seen[$path]=1
       files+=("$path")
     done <"$work.status"
+    # A path committed and still changed is listed twice here (counted twice against the cap, which
+    # can only make the floor fail closed sooner) and once after the sort.
     while [[ -z $more && -f $work.committed ]] && IFS= read -r -d '' path; do
-      [[ -n $path && -z ${seen[$path]:-} ]] || continue
+      [[ -n $path ]] || continue
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
-      seen[$path]=1
       files+=("$path")
     done <"$work.committed"
   fi
-  # Sorted like the node helper: byte order, NUL-separated so any file name survives.
+  # Sorted like the node helper, each path once: byte order, NUL-separated so any file name survives.
   if ((${#files[@]} > 1)); then
-    mapfile -d '' -t files < <(printf '%s\0' "${files[@]}" | LC_ALL=C sort -z)
+    while IFS= read -r -d '' path; do sorted+=("$path"); done < <(printf '%s\0' "${files[@]}" | LC_ALL=C sort -zu)
+    ((${#sorted[@]} == 0)) || files=("${sorted[@]}")
   fi
   # The bash twin of the risk floor is read only here: a run the helper serves never parses it.
   # shellcheck source=lib/risk-table.sh
@@ -313,52 +327,54 @@ forge_fallback_sidecar() {
 
 # forge_git ARGS...: git in the work tree within what is left of the git budget. After one
 # timeout no further git call is made: the sidecar is written degraded instead.
-# On bash >= 5.1, without a `timeout` process: git runs in a process substitution, which writes
-# git's pid and then, once git has exited, its status to a pipe; bash reads both with time-limited
-# `read`s (the budget spent: git, its own children (pkill -P) and the substitution are killed). bash
-# never `wait`s for the substitution: a `wait` for one already reaped could wait on the node helper
-# instead, which waits on this hook (a deadlock seen once in the suite). core.fsmonitor is off for
-# the call, so git starts no daemon. Older bash: `timeout`, as forge_bounded.
+# Without a `timeout` process: git runs in a process substitution, which writes git's pid and then,
+# once git has exited, its status to a pipe; bash reads both with time-limited `read`s (the budget
+# spent: git, its own children (pkill -P, where there is one) and the substitution are killed).
+# bash never `wait`s for the substitution: a `wait` for one already reaped could wait on the node
+# helper instead, which waits on this hook (a deadlock seen once in the suite). core.fsmonitor is
+# off for the call, so git starts no daemon.
+# bash 4.0 to 5.0 time a read out with a SIGALRM handler that only sets a flag, which can land
+# before the read(2) it was meant to end (bash 3.2 jumps out of the read instead; 5.1 and later use
+# pselect): there, forge_bounded.
 git_dead=''
 forge_git() {
-  local left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) rc out pipe pid
+  local left=$((git_deadline - SECONDS)) rc pid
   [[ -z $git_dead ]] && ((left > 0)) || return 1
-  if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then
-    # {lock_fd}>&-: git and what it starts never hold this session's lock (see forge_take_lock).
-    forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null {lock_fd}>&-
+  if ((BASH_VERSINFO[0] == 4 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] == 0))); then
+    # 7>&- 9>&-: git and what it starts never hold this session's lock or the helper's input.
+    forge_bounded "$left" git -C "$FORGE_ROOT" "$@" 2>/dev/null 7>&- 9>&-
     rc=$?
     ((rc == 124 || rc == 137)) && git_dead=1
     return "$rc"
   fi
   local git_pid='' status=''
-  exec {out}>&1
-  exec {pipe}< <(
-    # Neither this substitution nor git holds the helper's stdin (it must see its end when the hook
+  exec 5>&1
+  exec 6< <(
+    # Neither this substitution nor git holds the helper's input (it must see its end when the hook
     # stops) or this session's lock.
-    to_helper=${FORGE_HELPER[1]:-}
-    [[ -n $to_helper ]] && exec {to_helper}>&-
-    exec {lock_fd}>&-
-    git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" >&"$out" 2>/dev/null {out}>&- &
+    forge_to_helper && eval "exec $FORGE_TO_HELPER>&-"
+    exec 7>&- 8<&-
+    git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" >&5 2>/dev/null 5>&- &
     printf '%s\n' "$!"
     wait "$!"
     printf '%s\n' "$?"
   )
   pid=$!
-  exec {out}>&-
-  IFS= read -r -t "$left" -u "$pipe" git_pid && left=$((git_deadline - ${EPOCHREALTIME%%[.,]*})) &&
-    ((left > 0)) && IFS= read -r -t "$left" -u "$pipe" status
+  exec 5>&-
+  IFS= read -r -t "$left" -u 6 git_pid && left=$((git_deadline - SECONDS)) &&
+    ((left > 0)) && IFS= read -r -t "$left" -u 6 status
   if [[ ! $status =~ ^[0-9]{1,3}$ ]]; then
     git_dead=1
     if [[ $git_pid =~ ^[0-9]+$ ]]; then
       command -v pkill >/dev/null 2>&1 && pkill -KILL -P "$git_pid"
       kill -KILL "$git_pid" 2>/dev/null
       # The substitution reaps the killed git and writes its status: once that is read, git is gone.
-      IFS= read -r -t 1 -u "$pipe" status || kill -KILL "$pid" 2>/dev/null
+      IFS= read -r -t 1 -u 6 status || kill -KILL "$pid" 2>/dev/null
     else
       kill -KILL "$pid" 2>/dev/null
     fi
   fi
-  exec {pipe}<&-
+  exec 6<&-
   [[ -n $git_dead ]] && return 1
   return "$status"
 }
@@ -390,14 +406,22 @@ forge_sweep() {
   ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
+# forge_to_helper: sets FORGE_TO_HELPER to the descriptor of the helper's input, or fails when
+# there is none (any more).
+forge_to_helper() {
+  FORGE_TO_HELPER=$to_helper
+  [[ $to_helper == coproc ]] && FORGE_TO_HELPER=${FORGE_HELPER[1]:-}
+  [[ -n $FORGE_TO_HELPER ]]
+}
+
 # forge_helper_send NAME=VALUE...: sends facts to the helper as NUL-separated records, leaving its
 # input open for more. Fails when it cannot be reached: a helper already gone costs a write error,
 # not the SIGPIPE trap's exit.
 forge_helper_send() {
-  local rc=0 to_helper=${FORGE_HELPER[1]:--1}
-  ((to_helper >= 0)) || return 1
+  local rc=0
+  forge_to_helper || return 1
   trap '' PIPE
-  printf '%s\0' "$@" >&"$to_helper" || rc=1
+  printf '%s\0' "$@" >&"$FORGE_TO_HELPER" || rc=1
   trap 'exit 0' PIPE
   return "$rc"
 }
@@ -416,14 +440,15 @@ forge_helper_run() {
   FORGE_HELPER_STATUS=''
   forge_helper_send "$@" FORGE_H_CLOSE_STDOUT=1 FORGE_H_END=1 || rc=1
   if ((rc == 0)); then
+    # Out of time: above 128, or (bash 3.2, which keeps nothing of a read that timed out) nothing.
     IFS= read -r -d '' -t "$FORGE_HELPER_SECONDS" FORGE_HELPER_STATUS <&"$helper_out"
-    if (($? > 128)); then
+    if (($? > 128)) || [[ -z $FORGE_HELPER_STATUS ]]; then
       kill -KILL "$helper_pid" 2>/dev/null
       wait "$helper_pid"
       rc=1
     fi
   fi
-  exec {helper_out}<&-
+  exec 8<&-
   helper_pid=''
   FORGE_HELPER_STATUS=${FORGE_HELPER_STATUS%$'\n'}
   return "$rc"
@@ -457,6 +482,8 @@ work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
 for part in "${WORK_PARTS[@]}"; do
   forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
 done
+# bash 3.2: the helper starts now that the state folder is known (bash 4: a coproc, above).
+[[ -z $helper_pid && -n $work ]] && ((BASH_VERSINFO[0] < 4)) && forge_helper_start "$work.fifo"
 # A payload that cannot be written only costs the self-report in the answer: the run goes on.
 if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
   printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload"
@@ -493,7 +520,7 @@ fi
 
 # What git says the session changed (below: one `git status`).
 git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected=''
-git_deadline=$((${EPOCHREALTIME%%[.,]*} + FORGE_GIT_BUDGET))
+git_deadline=$((SECONDS + FORGE_GIT_BUDGET))
 if [[ -z $FORGE_ROOT ]]; then
   blind_reason='not inside a git work tree, so the changed files could not be listed'
 elif ! command -v git >/dev/null 2>&1; then
@@ -712,12 +739,14 @@ fi
 # Unless the helper did, the drain starts here, detached: the hook does not wait, and the child
 # holds none of the hook's output pipes nor this session's lock (nor the helper's input: bash
 # closes that on exec). One fork, which becomes the drain.
-exec {lock_fd}>&-
+exec 7>&-
 if [[ -n $cli ]]; then
+  # setsid(1) where there is one (a Mac has none): then the drain is only in the background, which
+  # is enough not to keep the runtime waiting (it holds none of the hook's pipes).
   if command -v setsid >/dev/null 2>&1; then
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1) &
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
   else
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1) &
+    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
   fi
 fi
 exit 0

@@ -20,6 +20,11 @@ forge_event_name() {
 # 4 s for the payload, then 0.5 s + 2 s to read and drop whatever is left.
 FORGE_STDIN_SECONDS=4
 FORGE_STDIN_DRAIN_SECONDS=2
+# read -N (bash 4.1) and a fractional read -t (bash 4.0); older bash reads with -n, waits whole seconds.
+FORGE_READ_N='' FORGE_STDIN_PEEK_SECONDS=1
+if ((BASH_VERSINFO[0] >= 5 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))); then
+  FORGE_READ_N=1 FORGE_STDIN_PEEK_SECONDS=0.5
+fi
 # The first 4 KiB of a payload are read by the `read` builtin: no process, but with a time limit it
 # masks signals around every byte (~2.5 us a byte here), while `cat | head` costs ~25 ms of process
 # starts whatever the size. Most payloads (prompts, session events, short commands) fit in 4 KiB.
@@ -29,16 +34,37 @@ FORGE_STDIN_INLINE=4096
 # C libraries are not counted on for more.
 case ${OSTYPE:-} in linux-gnu*) FORGE_APPEND_MAX=4000 ;; *) FORGE_APPEND_MAX=1000 ;; esac
 
-# Runs "$@" under `timeout SECONDS` when the system has it, else directly.
-forge_bounded() {
-  local seconds=$1
-  shift
-  if command -v timeout >/dev/null 2>&1; then
+# forge_bounded SECONDS COMMAND...: runs COMMAND, killed after SECONDS. `timeout` where the system
+# has it (GNU; a Mac has none), else a watchdog subshell that kills it. The watchdog holds none of
+# the hook's descriptors (the helper's pipe, the lock, a pipeline's pipe), so nothing waits on it,
+# and it is itself gone once COMMAND is: its sleep is killed with it.
+if command -v timeout >/dev/null 2>&1; then
+  forge_bounded() {
+    local seconds=$1
+    shift
     timeout -k 1 "$seconds" "$@"
-  else
-    "$@"
-  fi
-}
+  }
+else
+  forge_bounded() {
+    local seconds=$1 pid dog rc
+    shift
+    # An explicit stdin: a background command would otherwise read /dev/null.
+    "$@" <&0 &
+    pid=$!
+    (
+      exec </dev/null >/dev/null 2>&1 5>&- 6>&- 7>&- 8>&- 9>&-
+      sleep "$seconds" &
+      sleeper=$!
+      trap 'kill -KILL "$sleeper" 2>/dev/null; exit 0' TERM
+      wait "$sleeper" && kill -KILL "$pid"
+    ) &
+    dog=$!
+    wait "$pid"
+    rc=$?
+    kill -TERM "$dog" 2>/dev/null
+    return "$rc"
+  }
+fi
 
 # forge_state_dir: sets FORGE_STATE (the state dir), FORGE_PROJECT (the folder it belongs to) and
 # FORGE_ROOT (the git work tree root, or empty outside one). The project is FORGE_PROJECT_DIR (set
@@ -168,19 +194,46 @@ forge_safe_id() {
   FORGE_SAFE_ID=${s:-unknown}
 }
 
-# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits).
-forge_now() {
-  local t=${EPOCHREALTIME//[!0-9]/}
-  t=${t#"${t%%[!0]*}"}
-  printf -v FORGE_NOW_US '%016d' "${t:-0}"
-}
+# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits). bash 5 reads the clock
+# itself (EPOCHREALTIME). Older bash (a Mac's 3.2) has no clock finer than a second, nor has a
+# Mac's date(1): perl's gettimeofday (every Mac has perl) gives the microseconds, else date(1) the
+# second, so ids and order stay exact wherever perl is (docs/decisions.md).
+if ((BASH_VERSINFO[0] >= 5)); then
+  forge_now() {
+    local t=${EPOCHREALTIME//[!0-9]/}
+    t=${t#"${t%%[!0]*}"}
+    printf -v FORGE_NOW_US '%016d' "${t:-0}"
+  }
+else
+  forge_now() {
+    local t
+    t=$(perl -MTime::HiRes=gettimeofday -e 'printf "%d%06d", gettimeofday' 2>/dev/null)
+    if [[ ${#t} != 16 || $t == *[!0-9]* ]]; then
+      t=$(date +%s 2>/dev/null)
+      [[ -n $t && $t != *[!0-9]* ]] && t=${t}000000
+    fi
+    [[ ${#t} == 16 && $t != *[!0-9]* ]] || t=0
+    printf -v FORGE_NOW_US '%016d' "$((10#$t))"
+  }
+fi
 
 # forge_now_iso: sets FORGE_NOW_ISO to the instant FORGE_NOW_US as ISO-8601 UTC with microseconds
-# (the Stop hook's; the event hook needs none).
+# (the Stop hook's; the event hook needs none). The civil date by arithmetic (days since
+# 1970-01-01 to year, month, day in the proleptic Gregorian calendar): no process, any bash.
 forge_now_iso() {
   local sec=$((10#$FORGE_NOW_US / 1000000)) frac=${FORGE_NOW_US: -6}
-  TZ=UTC0 printf -v FORGE_NOW_ISO '%(%Y-%m-%dT%H:%M:%S)T' "$sec"
-  FORGE_NOW_ISO+=".${frac}Z"
+  local z era doe yoe doy mp y m d rem
+  rem=$((sec % 86400))
+  z=$((sec / 86400 + 719468))
+  era=$((z / 146097))
+  doe=$((z - era * 146097))
+  yoe=$(((doe - doe / 1460 + doe / 36524 - doe / 146096) / 365))
+  doy=$((doe - (365 * yoe + yoe / 4 - yoe / 100)))
+  mp=$(((5 * doy + 2) / 153))
+  d=$((doy - (153 * mp + 2) / 5 + 1))
+  m=$((mp < 10 ? mp + 3 : mp - 9))
+  y=$((yoe + era * 400 + (m <= 2 ? 1 : 0)))
+  printf -v FORGE_NOW_ISO '%04d-%02d-%02dT%02d:%02d:%02d.%sZ' "$y" "$m" "$d" $((rem / 3600)) $((rem % 3600 / 60)) $((rem % 60)) "$frac"
 }
 
 # forge_spool_name EVENT SOURCE: names a new spool file and makes its one-line envelope, writing
@@ -219,13 +272,19 @@ forge_spool_begin() {
 # its writer was killed, and is left alone for 60 s (docs/spool-format.md).
 forge_spool_open() {
   forge_spool_name "$1" "$2" || return 1
-  local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=${EPOCHREALTIME%%[.,]*}
+  local LC_ALL=C chunk='' rc left _ want=$((FORGE_PAYLOAD_CAP + 1)) started=$SECONDS
   local inline=$FORGE_STDIN_INLINE final out nl record
   ((inline < want)) || inline=$want
   FORGE_PAYLOAD='' FORGE_PAYLOAD_WHOLE='' FORGE_SPOOL_PLACED=''
   # Status 0: `inline` bytes came and more may follow; 1: end of input; above 128: out of time
-  # (what came is kept).
-  IFS= read -r -d '' -N "$inline" -t "$FORGE_STDIN_SECONDS" chunk
+  # (what came is kept). bash before 4.1 has no -N: -n with NUL as the delimiter reads the same
+  # bytes from a JSON text (which holds no NUL), and a read that times out returns 1 with nothing
+  # kept, so a writer that stalls for the whole limit leaves an empty event.
+  if [[ -n $FORGE_READ_N ]]; then
+    IFS= read -r -d '' -N "$inline" -t "$FORGE_STDIN_SECONDS" chunk
+  else
+    IFS= read -r -d '' -n "$inline" -t "$FORGE_STDIN_SECONDS" chunk
+  fi
   rc=$?
   if ((rc == 1)); then
     FORGE_PAYLOAD=$chunk FORGE_PAYLOAD_WHOLE=1
@@ -253,13 +312,13 @@ forge_spool_open() {
       # under its final name; a write that fails (a full disk) takes the file away again.
       final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
       FORGE_SPOOL_ENVELOPE+=$'}\n'
-      exec {out}>"$final" || return 1
-      if ! printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$chunk" >&"$out"; then
-        exec {out}>&-
+      exec 3>"$final" || return 1
+      if ! printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$chunk" >&3; then
+        exec 3>&-
         rm -f -- "$final"
         return 1
       fi
-      exec {out}>&-
+      exec 3>&-
       FORGE_SPOOL_FILE=$final FORGE_SPOOL_PLACED=1
       return 0
     fi
@@ -268,14 +327,14 @@ forge_spool_open() {
   FORGE_SPOOL_FILE=$FORGE_SPOOL_TMP
   ((rc == 1)) && return 0
   if ((rc == 0 && inline < want)); then
-    left=$((FORGE_STDIN_SECONDS - (${EPOCHREALTIME%%[.,]*} - started)))
+    left=$((FORGE_STDIN_SECONDS - (SECONDS - started)))
     ((left >= 1)) || left=1
     # The time limit is on `cat`, not on `head`: head buffers what it writes, so a head that is
     # killed loses it, while a head whose input ends (cat stopped) writes out all it read.
     forge_bounded "$left" cat | head -c "$((want - inline))" >>"$FORGE_SPOOL_TMP"
   fi
   # Whatever is left on stdin is read and dropped, so the runtime's writer never sees a broken pipe.
-  if IFS= read -r -d '' -n 1 -t 0.5 _; then
+  if IFS= read -r -d '' -n 1 -t "$FORGE_STDIN_PEEK_SECONDS" _; then
     forge_bounded "$FORGE_STDIN_DRAIN_SECONDS" cat >/dev/null
   fi
   return 0

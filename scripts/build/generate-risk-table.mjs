@@ -70,11 +70,13 @@ forge_risk_classify() {
   local LC_ALL=C p=$1 i
   p=\${p//\\\\//}
   while [[ $p == ./* ]]; do p=\${p#./}; done
-  p=\${p,,}
-  for i in "\${!FORGE_RISK_REGEXES[@]}"; do
-    if [[ $p =~ \${FORGE_RISK_REGEXES[i]} ]]; then FORGE_RISK_CLASS=$i; return 0; fi
-  done
   FORGE_RISK_CLASS=-1
+  # Case-insensitive as the TS side's /i, in any bash (\${p,,} is bash 4): ASCII letters in C.
+  shopt -s nocasematch
+  for i in "\${!FORGE_RISK_REGEXES[@]}"; do
+    if [[ $p =~ \${FORGE_RISK_REGEXES[i]} ]]; then FORGE_RISK_CLASS=$i; break; fi
+  done
+  shopt -u nocasematch
 }
 
 # forge_risk_evaluate THRESHOLD FILE...: THRESHOLD in canonical form (see forge_risk_threshold).
