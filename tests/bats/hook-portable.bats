@@ -99,12 +99,12 @@ mac_without() {
 @test "bash 3.2: a payload is read whole at 4 KiB and past it (read -n), and a stdin that never closes is bounded" {
   local big
   big=$(node -e 'process.stdout.write("{\"k\":\"" + "x".repeat(9000) + "\"}")')
+  cd "$BATS_TEST_TMPDIR"
   for payload in '{"a":1}' "$big"; do
     run in_bash mac "FORGE_STATE=\$PWD/state; mkdir -p state; forge_spool_open Stop test && tail -n +2 \"\$FORGE_SPOOL_FILE\" | cksum" <<<"$payload"
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '%s\n' "$payload" | cksum)" ]
   done
-  cd "$BATS_TEST_TMPDIR"
   mkfifo never
   sleep 60 >never &
   local writer=$!
