@@ -32,8 +32,8 @@ set -o noclobber
 here=${BASH_SOURCE[0]%/*}
 # The node helper waits on its stdin for the facts (forge_helper_run) while the hook reads the
 # payload, takes the lock and asks git, so node's own start overlaps them.
-# It reads and writes local files only: it needs no extra CA certificates (loading them costs ~40 ms
-# a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
+# It reads and writes local files only: it needs no extra CA certificates (loading them is a
+# large part of a start) and takes none of the user's NODE_OPTIONS (a --require there would run inside the hook);
 # both are dropped in its subshell only. A hook that stops before sending the facts (killed, or done
 # early) closes the helper's input, and the helper then reads at most the Stop event's names
 # (forge_stop_commit), moves that event into the spool, and writes nothing else.
@@ -89,8 +89,8 @@ source "$here/lib/common.sh" || exit 0
 FORGE_GIT_BUDGET=${FORGE_GIT_BUDGET:-12}
 [[ $FORGE_GIT_BUDGET =~ ^[1-9][0-9]?$ ]] || FORGE_GIT_BUDGET=12
 FORGE_HELPER_SECONDS=5
-# The bash fallback lists and classifies at most this many changed files: pure bash needs ~0.2 ms a
-# file, so 100,000 untracked files would take ~20 s. The cut is named in risk.reason (degraded).
+# The bash fallback lists and classifies at most this many changed files: pure bash is slow per file,
+# and 100,000 untracked files would outlast the budget. The cut is named in risk.reason (degraded).
 FORGE_FALLBACK_MAX_FILES=${FORGE_FALLBACK_MAX_FILES:-5000}
 [[ $FORGE_FALLBACK_MAX_FILES =~ ^[1-9][0-9]{0,5}$ ]] || FORGE_FALLBACK_MAX_FILES=5000
 FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s of helper)
@@ -124,7 +124,7 @@ forge_stop_cleanup() {
   elif [[ -n $lock ]]; then
     gone+=("$lock")
   fi
-  # One rm for all, and none when nothing is left (each process start costs ~7 ms on the Stop path).
+  # One rm for all, and none when nothing is left (each process start is on the Stop path's time).
   ((${#gone[@]} == 0)) || rm -rf -- "${gone[@]}"
 }
 
@@ -137,7 +137,7 @@ forge_stop_cleanup() {
 # removed and taken again. An owner line not yet written is a taker between its open and its write
 # when the file is not older than this run's payload, else stale. The helper lets the lock go once
 # the sidecar and the count stand (FORGE_H_LOCK); the EXIT trap otherwise, only while it is ours.
-# (flock(1) took ~8 ms of the Stop hook's time here, as a process beside node's start.)
+# (flock(1) is a process beside node's start, on the Stop hook's time.)
 # Elsewhere (macOS): flock(1)'s kernel lock on locks/NAME.lock.flock when present, else a lock
 # folder holding "<pid> <start second>", stale when its process is gone or it is older than
 # FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that long at most).
@@ -240,90 +240,6 @@ forge_count_attempts() {
   FORGE_ATTEMPT=$((10#$count + 1))
 }
 
-# forge_fallback_sidecar FILE: the sidecar in pure bash (risk from the generated twin of the risk
-# floor, no self-report: it cannot be checked without node). Always degraded.
-forge_fallback_sidecar() {
-  local out=$1 path record json_files='' first=1 threshold more=''
-  local -a files=() sorted=()
-  # The lists git wrote must still be there: without them the floor would see no file and say "no
-  # review". Gone (removed by a helper that was stopped after placing nothing): blind, fail closed.
-  if [[ $git_ok == 1 && (! -f $work.status || (-n $committed_expected && ! -f $work.committed)) ]]; then
-    git_ok=0
-    blind_reason='the list of changed files was gone before the bash fallback could read it'
-  fi
-  if [[ $git_ok == 1 ]]; then
-    # The same rule as the helper's (src/sidecar/git-status.ts): `? path`; `1 XY` + 7 fields + path
-    # when the work tree differs (Y), or, against HEAD, also when staged (X); `u` + 9 fields + path.
-    while IFS= read -r -d '' record; do
-      path=''
-      case "$record" in
-        '? '*) path=${record#'? '} ;;
-        '1 '*)
-          if [[ ${record:3:1} != . || ($status_base == head && ${record:2:1} != .) ]]; then
-            path=$record
-            for _ in 1 2 3 4 5 6 7 8; do path=${path#* }; done
-          fi
-          ;;
-        'u '*)
-          path=$record
-          for _ in 1 2 3 4 5 6 7 8 9 10; do path=${path#* }; done
-          ;;
-      esac
-      [[ -n $path ]] || continue
-      ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
-      files+=("$path")
-    done <"$work.status"
-    # A path committed and still changed is listed twice here (counted twice against the cap, which
-    # can only make the floor fail closed sooner) and once after the sort.
-    while [[ -z $more && -f $work.committed ]] && IFS= read -r -d '' path; do
-      [[ -n $path ]] || continue
-      ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
-      files+=("$path")
-    done <"$work.committed"
-  fi
-  # Sorted like the node helper, each path once: byte order, NUL-separated so any file name survives.
-  if ((${#files[@]} > 1)); then
-    while IFS= read -r -d '' path; do sorted+=("$path"); done < <(printf '%s\0' "${files[@]}" | LC_ALL=C sort -zu)
-    ((${#sorted[@]} == 0)) || files=("${sorted[@]}")
-  fi
-  # The bash twin of the risk floor is read only here: a run the helper serves never parses it.
-  # shellcheck source=lib/risk-table.sh
-  if source "$here/lib/risk-table.sh"; then
-    forge_risk_threshold "${REFLECTION_RISK_THRESHOLD:-}" || FORGE_RISK_THRESHOLD=$FORGE_RISK_DEFAULT_THRESHOLD
-    threshold=$FORGE_RISK_THRESHOLD
-    forge_risk_evaluate "$threshold" "${files[@]}"
-  else
-    FORGE_RISK_SURFACE=none FORGE_RISK_SCORE=0 FORGE_RISK_NEEDS_REVIEW=false
-    FORGE_RISK_REASON='risk floor unavailable: hooks/lib/risk-table.sh is missing'
-  fi
-  [[ -n $listing_note ]] && FORGE_RISK_REASON+="; $listing_note"
-  # A floor that could not see every changed file cannot say "no review": it fails closed.
-  if [[ -n $more ]]; then
-    FORGE_RISK_NEEDS_REVIEW=true
-    FORGE_RISK_REASON+="; review: only the first $FORGE_FALLBACK_MAX_FILES changed files were classified (the bash fallback's cap; node was unavailable or too slow), the rest were not seen"
-  elif [[ $git_ok != 1 ]]; then
-    FORGE_RISK_NEEDS_REVIEW=true
-    FORGE_RISK_REASON+="; review: $blind_reason"
-  fi
-  for path in "${files[@]}"; do
-    forge_json_string "$path"
-    if [[ -n $first ]]; then json_files+=$'\n    '"$FORGE_JSON"; first=''; else json_files+=$',\n    '"$FORGE_JSON"; fi
-  done
-  [[ -n $json_files ]] && json_files+=$'\n  '
-  forge_json_string "$FORGE_RISK_REASON"
-  local reason_json=$FORGE_JSON
-  {
-    printf '{\n  "schema": "reflection.v1",\n'
-    printf '  "task_ref": %s,\n  "agent": %s,\n  "session_id": %s,\n' "$task_json" "$agent_json" "$session_json"
-    printf '  "timestamp": "%s",\n  "repo": %s,\n' "$now_iso" "$repo_json"
-    printf '  "confidence": null,\n  "most_likely_wrong": null,\n  "known_not_in_diff": null,\n'
-    printf '  "risk": {\n    "needs_review": %s,\n    "score": %s,\n    "surface": "%s",\n    "reason": %s\n  },\n' \
-      "$FORGE_RISK_NEEDS_REVIEW" "$FORGE_RISK_SCORE" "$FORGE_RISK_SURFACE" "$reason_json"
-    printf '  "files_changed": [%s],\n' "$json_files"
-    printf '  "provenance": {\n    "source": "stop-hook",\n    "reflection_attempt": %s,\n    "degraded": true,\n    "reflection_mode": "%s"\n  }\n}\n' \
-      "$FORGE_ATTEMPT" "$REFLECTION_MODE"
-  } >"$out"
-}
 
 # forge_git ARGS...: git in the work tree within what is left of the git budget. After one
 # timeout no further git call is made: the sidecar is written degraded instead.
@@ -463,246 +379,268 @@ forge_stop_commit() {
   stop_name=''
 }
 
-forge_runtime "${1:-}"
-forge_state_dir
-forge_ensure_state || exit 0
-forge_spool_open Stop stop-hook || exit 0
 
-# Ids from the payload: the session as given (for the sidecar), and its safe form (for file names).
-forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
-session_id=${FORGE_FIELD:0:256}
-session_id=${session_id:-unknown}
-forge_safe_id "$session_id"
-safe_session=$FORGE_SAFE_ID
+# forge_stop_ids: the session id as given (for the sidecar) and its safe form (for file names).
+forge_stop_ids() {
+  forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
+  session_id=${FORGE_FIELD:0:256}
+  session_id=${session_id:-unknown}
+  forge_safe_id "$session_id"
+  safe_session=$FORGE_SAFE_ID
+}
 
-# The helper reads the Stop event's text from this run's temp payload: written again from memory
-# when the payload was read whole, else a second link to the same file. Every temp name is new
-# (noclobber does the rest).
-work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
-for part in "${WORK_PARTS[@]}"; do
-  forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
-done
-# bash 3.2: the helper starts now that the state folder is known (bash 4: a coproc, above).
-[[ -z $helper_pid && -n $work ]] && ((BASH_VERSINFO[0] < 4)) && forge_helper_start "$work.fifo"
-# A payload that cannot be written only costs the self-report in the answer: the run goes on.
-if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
-  printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload"
-elif [[ -n $work ]]; then
-  # cat, not cp: the redirection is under noclobber, so nothing is written through a planted name.
-  ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
-fi
-# The Stop event is complete: the helper moves it into the spool as soon as it has started (a drain
-# may take it any time after). It is told the names now, so it does so even if this hook is killed
-# from here on; this hook does it when there is no helper, and on the way out if the helper did not
-# (forge_stop_commit). That saves an `mv` while node starts.
-stop_tmp=$FORGE_SPOOL_TMP stop_name=$FORGE_SPOOL_NAME
-FORGE_SPOOL_TMP=''
-# First of all the folder of the helper's V8 code cache (it reads that before it compiles itself).
-forge_helper_send FORGE_H_CODE_CACHE="$FORGE_STATE/cache" FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
-# The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
-forge_now_iso
-now_iso=$FORGE_NOW_ISO
-[[ -n $work ]] || exit 0
+# forge_stop_hand_over: the Stop event to the helper: this run's temp names, its copy of the payload, the
+# Stop event's names; the turn's time.
+forge_stop_hand_over() {
+  # The helper reads the Stop event's text from this run's temp payload: written again from memory
+  # when the payload was read whole, else a second link to the same file. Every temp name is new
+  # (noclobber does the rest).
+  work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
+  for part in "${WORK_PARTS[@]}"; do
+    forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
+  done
+  # bash 3.2: the helper starts now that the state folder is known (bash 4: a coproc, above).
+  [[ -z $helper_pid && -n $work ]] && ((BASH_VERSINFO[0] < 4)) && forge_helper_start "$work.fifo"
+  # A payload that cannot be written only costs the self-report in the answer: the run goes on.
+  if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
+    printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload"
+  elif [[ -n $work ]]; then
+    # cat, not cp: the redirection is under noclobber, so nothing is written through a planted name.
+    ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
+  fi
+  # The Stop event is complete: the helper moves it into the spool as soon as it has started (a drain
+  # may take it any time after). It is told the names now, so it does so even if this hook is killed
+  # from here on; this hook does it when there is no helper, and on the way out if the helper did not
+  # (forge_stop_commit). That saves an `mv` while node starts.
+  stop_tmp=$FORGE_SPOOL_TMP stop_name=$FORGE_SPOOL_NAME
+  FORGE_SPOOL_TMP=''
+  # First of all the folder of the helper's V8 code cache (it reads that before it compiles itself).
+  forge_helper_send FORGE_H_CODE_CACHE="$FORGE_STATE/cache" FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
+  # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
+  forge_now_iso
+  now_iso=$FORGE_NOW_ISO
+  [[ -n $work ]] || exit 0
+}
 
-forge_take_lock "stop-$safe_session" || exit 0
+# forge_stop_session_start: what the session started from (lines: base commit, start time in µs), written at
+# SessionStart.
+forge_stop_session_start() {
+  sessions=$FORGE_STATE/sessions
+  recorded='' started_us=''
+  if [[ -f $sessions/$safe_session.base && ! -L $sessions/$safe_session.base ]]; then
+    { IFS= read -r recorded; IFS= read -r started_us; } <"$sessions/$safe_session.base"
+  fi
+  [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
+  [[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
+}
 
-input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}
-forge_sweep "$FORGE_STATE"
-
-# What the session started from (lines: base commit, start time in µs), written at SessionStart.
-sessions=$FORGE_STATE/sessions
-recorded='' started_us=''
-if [[ -f $sessions/$safe_session.base && ! -L $sessions/$safe_session.base ]]; then
-  { IFS= read -r recorded; IFS= read -r started_us; } <"$sessions/$safe_session.base"
-fi
-[[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
-[[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
-
-# What git says the session changed (below: one `git status`).
-git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected=''
-git_deadline=$((SECONDS + FORGE_GIT_BUDGET))
-if [[ -z $FORGE_ROOT ]]; then
-  blind_reason='not inside a git work tree, so the changed files could not be listed'
-elif ! command -v git >/dev/null 2>&1; then
-  blind_reason='git is not installed, so the changed files could not be listed'
-else
-  repo=${FORGE_ROOT%/}
-  repo=${repo##*/}
-  # One git call gives the commit, the branch and every changed path: `git status` against the
-  # SessionStart snapshot (git may refresh the snapshot's stat cache; its content is never touched),
-  # else against the user's index (no snapshot: HEAD plus uncommitted changes, and the commits made
-  # since the recorded base). --no-optional-locks: never take the user's index.lock.
-  # --no-ahead-behind: the branch's distance to its upstream is not needed, and counting it walks
-  # history (113 ms against 9 ms here for a branch 20,000 commits behind).
-  snapshot=$sessions/$safe_session.index
-  status_base='head'
-  [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
-  if if [[ $status_base == snapshot ]]; then
-    GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
+# forge_stop_list_changes: what git says the session changed (one `git status`).
+forge_stop_list_changes() {
+  git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected=''
+  git_deadline=$((SECONDS + FORGE_GIT_BUDGET))
+  if [[ -z $FORGE_ROOT ]]; then
+    blind_reason='not inside a git work tree, so the changed files could not be listed'
+  elif ! command -v git >/dev/null 2>&1; then
+    blind_reason='git is not installed, so the changed files could not be listed'
   else
-    forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
-  fi; then
-    rec1='' rec2=''
-    { IFS= read -r -d '' rec1; IFS= read -r -d '' rec2; } <"$work.status"
-    [[ $rec1 == '# branch.oid '* ]] && head=${rec1#'# branch.oid '}
-    [[ $head =~ ^[0-9a-f]{40,64}$ ]] || head=''
-    [[ $rec2 == '# branch.head '* ]] && branch=${rec2#'# branch.head '}
-    [[ $branch == '(detached)' ]] && branch=''
-    git_ok=1
-    if [[ $status_base == head ]]; then
-      listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
-      if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
-        committed_expected=1
-        forge_git diff --name-only -z --no-renames "$recorded" "$head" -- >"$work.committed" || git_ok=0
+    repo=${FORGE_ROOT%/}
+    repo=${repo##*/}
+    # One git call gives the commit, the branch and every changed path: `git status` against the
+    # SessionStart snapshot (git may refresh the snapshot's stat cache; its content is never touched),
+    # else against the user's index (no snapshot: HEAD plus uncommitted changes, and the commits made
+    # since the recorded base). --no-optional-locks: never take the user's index.lock.
+    # --no-ahead-behind: the branch's distance to its upstream is not needed, and counting it walks
+    # history (docs/performance.md).
+    snapshot=$sessions/$safe_session.index
+    status_base='head'
+    [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
+    if if [[ $status_base == snapshot ]]; then
+      GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
+    else
+      forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
+    fi; then
+      rec1='' rec2=''
+      { IFS= read -r -d '' rec1; IFS= read -r -d '' rec2; } <"$work.status"
+      [[ $rec1 == '# branch.oid '* ]] && head=${rec1#'# branch.oid '}
+      [[ $head =~ ^[0-9a-f]{40,64}$ ]] || head=''
+      [[ $rec2 == '# branch.head '* ]] && branch=${rec2#'# branch.head '}
+      [[ $branch == '(detached)' ]] && branch=''
+      git_ok=1
+      if [[ $status_base == head ]]; then
+        listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
+        if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
+          committed_expected=1
+          forge_git diff --name-only -z --no-renames "$recorded" "$head" -- >"$work.committed" || git_ok=0
+        fi
       fi
     fi
+    if [[ $git_ok != 1 ]]; then
+      blind_reason='git could not list the changed files'
+      [[ -n $git_dead ]] && blind_reason="git did not finish within the ${FORGE_GIT_BUDGET} s budget, so the changed files were not all listed"
+    fi
   fi
-  if [[ $git_ok != 1 ]]; then
-    blind_reason='git could not list the changed files'
-    [[ -n $git_dead ]] && blind_reason="git did not finish within the ${FORGE_GIT_BUDGET} s budget, so the changed files were not all listed"
+}
+
+# forge_stop_identity: the task, agent, session and repo as JSON strings.
+forge_stop_identity() {
+  if [[ -n ${REFLECTION_TASK_REF:-} ]]; then
+    task_ref=$REFLECTION_TASK_REF
+  elif [[ -n $repo && -n $branch ]]; then
+    task_ref="$repo#$branch"
+  elif [[ -n $repo && -n $head ]]; then
+    task_ref="$repo@${head:0:7}"
+  else
+    task_ref=${repo:-unknown}
   fi
-fi
+  task_ref=${task_ref:0:512}
+  forge_json_string "$task_ref"
+  task_json=$FORGE_JSON
+  agent=${REFLECTION_AGENT:-${FORGE_RUNTIME:-unknown}}
+  forge_json_string "${agent:0:256}"
+  agent_json=$FORGE_JSON
+  forge_json_string "$session_id"
+  session_json=$FORGE_JSON
+  forge_json_string "${repo:-unknown}"
+  repo_json=$FORGE_JSON
+}
 
-if [[ -n ${REFLECTION_TASK_REF:-} ]]; then
-  task_ref=$REFLECTION_TASK_REF
-elif [[ -n $repo && -n $branch ]]; then
-  task_ref="$repo#$branch"
-elif [[ -n $repo && -n $head ]]; then
-  task_ref="$repo@${head:0:7}"
-else
-  task_ref=${repo:-unknown}
-fi
-task_ref=${task_ref:0:512}
-forge_json_string "$task_ref"
-task_json=$FORGE_JSON
-agent=${REFLECTION_AGENT:-${FORGE_RUNTIME:-unknown}}
-forge_json_string "${agent:0:256}"
-agent_json=$FORGE_JSON
-forge_json_string "$session_id"
-session_json=$FORGE_JSON
-forge_json_string "${repo:-unknown}"
-repo_json=$FORGE_JSON
+forge_stop_attempt() {
+  dir=${REFLECTION_DIR:-$FORGE_STATE/reflections}
+  forge_ensure_dir "$dir" || exit 0
 
-dir=${REFLECTION_DIR:-$FORGE_STATE/reflections}
-forge_ensure_dir "$dir" || exit 0
-
-# The attempt: REFLECTION_ATTEMPT when set; in orchestrated mode the count `forge-reflect bounce`
-# keeps for the task (bounces + 1); else 1 + the sidecars this session already wrote for the task.
-forge_task_key "$task_ref"
-forge_ensure_dir "$sessions" || exit 0
-count_file=$sessions/$safe_session.$FORGE_TASK_KEY.count
-attempt_file=''
-[[ $REFLECTION_MODE == orchestrated ]] && attempt_file=$FORGE_STATE/attempts/$FORGE_TASK_KEY.attempt
-recorded_attempt=''
-[[ -n $attempt_file && -f $attempt_file && ! -L $attempt_file ]] && IFS= read -r recorded_attempt <"$attempt_file"
-forge_count_attempts "$count_file"
-session_count=$FORGE_ATTEMPT
-if [[ ${REFLECTION_ATTEMPT:-} =~ ^[1-9][0-9]{0,8}$ ]]; then
-  FORGE_ATTEMPT=$REFLECTION_ATTEMPT
-elif [[ $recorded_attempt =~ ^[1-9][0-9]{0,8}$ ]]; then
-  FORGE_ATTEMPT=$recorded_attempt
-fi
-
-stamp=${now_iso//[-:]/}
-printf -v unique '%s%04x' "$$" "$RANDOM"
-name="$stamp-$safe_session-$unique"
-# The sidecar is written in $dir/.tmp, then linked into $dir: the sweep lists that small folder at
-# every turn, never $dir itself, whose listing grows with every sidecar ever written (~2.6 ms at
-# 4,000 sidecars, ~22 ms at 50,000 here, at every Stop). The run that makes .tmp also sweeps $dir
-# once, for temp files that versions before it wrote there. (A .tmp that is not a real folder of
-# ours, such as a planted link, is never written through: the sidecar is then written beside the
-# others, as before.)
-in_flight=$dir/.tmp
-if [[ ! -d $in_flight || -L $in_flight ]]; then
-  forge_ensure_dir "$in_flight" || in_flight=$dir
-  forge_sweep "$dir"
-fi
-[[ $in_flight == "$dir" ]] || forge_sweep "$in_flight"
-sidecar_tmp="$in_flight/.tmp-$$-$name.json"
-sidecar="$dir/$name.reflection.json"
-forge_fresh "$sidecar_tmp" || exit 0
-
-# The self-report file (second channel) is taken only when it is this session's or names none: it
-# is moved to this run's temp name first, so one written meanwhile waits for the next turn instead of
-# being half-read or merged twice. A file another session wrote is left for that session.
-if [[ -f $input ]] && forge_no_links "$input"; then
-  forge_payload_field "$input" session_id
-  if [[ -z $FORGE_FIELD || $FORGE_FIELD == "$session_id" ]]; then
-    mv -f -- "$input" "$work.input.json" 2>/dev/null && input_taken=$work.input.json
+  # The attempt: REFLECTION_ATTEMPT when set; in orchestrated mode the count `forge-reflect bounce`
+  # keeps for the task (bounces + 1); else 1 + the sidecars this session already wrote for the task.
+  forge_task_key "$task_ref"
+  forge_ensure_dir "$sessions" || exit 0
+  count_file=$sessions/$safe_session.$FORGE_TASK_KEY.count
+  attempt_file=''
+  [[ $REFLECTION_MODE == orchestrated ]] && attempt_file=$FORGE_STATE/attempts/$FORGE_TASK_KEY.attempt
+  recorded_attempt=''
+  [[ -n $attempt_file && -f $attempt_file && ! -L $attempt_file ]] && IFS= read -r recorded_attempt <"$attempt_file"
+  forge_count_attempts "$count_file"
+  session_count=$FORGE_ATTEMPT
+  if [[ ${REFLECTION_ATTEMPT:-} =~ ^[1-9][0-9]{0,8}$ ]]; then
+    FORGE_ATTEMPT=$REFLECTION_ATTEMPT
+  elif [[ $recorded_attempt =~ ^[1-9][0-9]{0,8}$ ]]; then
+    FORGE_ATTEMPT=$recorded_attempt
   fi
-fi
+}
 
-# The reflection.written spool file is named here, with its envelope: the helper writes it and moves
-# it into place once the sidecar stands (one mv fewer on the way out), else this hook does.
-forge_json_string "$sidecar"
-sidecar_json=$FORGE_JSON
-written_tmp='' written_final=''
-if forge_spool_name reflection.written stop-hook; then
-  written_tmp=$FORGE_SPOOL_TMP written_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
-fi
+forge_stop_sidecar_names() {
+  stamp=${now_iso//[-:]/}
+  printf -v unique '%s%04x' "$$" "$RANDOM"
+  name="$stamp-$safe_session-$unique"
+  # The sidecar is written in $dir/.tmp, then linked into $dir: the sweep lists that small folder at
+  # every turn, never $dir itself, whose listing grows with every sidecar ever written, at every
+  # Stop. The run that makes .tmp also sweeps $dir
+  # once, for temp files that versions before it wrote there. (A .tmp that is not a real folder of
+  # ours, such as a planted link, is never written through: the sidecar is then written beside the
+  # others, as before.)
+  in_flight=$dir/.tmp
+  if [[ ! -d $in_flight || -L $in_flight ]]; then
+    forge_ensure_dir "$in_flight" || in_flight=$dir
+    forge_sweep "$dir"
+  fi
+  [[ $in_flight == "$dir" ]] || forge_sweep "$in_flight"
+  sidecar_tmp="$in_flight/.tmp-$$-$name.json"
+  sidecar="$dir/$name.reflection.json"
+  forge_fresh "$sidecar_tmp" || exit 0
+}
 
-# The CLI that drains the spool into SQLite once the turn is recorded (below): the project's own
-# (a devDependency) before one on PATH, looked up without a command substitution's fork.
-# FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect command drains instead).
-cli=${FORGE_REFLECT_CLI:-}
-[[ -z $cli && -x $FORGE_PROJECT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_PROJECT/node_modules/.bin/forge-reflect
-[[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
-if [[ -z $cli ]]; then
-  IFS=: read -r -a path_dirs <<<"$PATH"
-  for path_dir in "${path_dirs[@]}"; do
-    [[ $path_dir == /* && -f $path_dir/forge-reflect && -x $path_dir/forge-reflect ]] && cli=$path_dir/forge-reflect && break
-  done
-fi
-[[ $cli == off ]] && cli=''
-[[ -z $cli || $cli == /* ]] || cli=$FORGE_PROJECT/$cli   # a relative FORGE_REFLECT_CLI: from the project
-[[ -n $cli && -x $cli && ! -d $cli ]] || cli=''
+forge_stop_take_self_report() {
+  # The self-report file (second channel) is taken only when it is this session's or names none: it
+  # is moved to this run's temp name first, so one written meanwhile waits for the next turn instead of
+  # being half-read or merged twice. A file another session wrote is left for that session.
+  if [[ -f $input ]] && forge_no_links "$input"; then
+    forge_payload_field "$input" session_id
+    if [[ -z $FORGE_FIELD || $FORGE_FIELD == "$session_id" ]]; then
+      mv -f -- "$input" "$work.input.json" 2>/dev/null && input_taken=$work.input.json
+    fi
+  fi
+}
 
-status='' degraded=true
-if [[ -n $helper_pid ]]; then
-  forge_helper_run FORGE_H_WRITTEN_TMP="$written_tmp" FORGE_H_WRITTEN_FINAL="$written_final" FORGE_H_WRITTEN_ENVELOPE="${FORGE_SPOOL_ENVELOPE:-}" \
-    FORGE_H_INPUT_KEEP="$dir/$name.input.json" FORGE_H_OUT="$sidecar_tmp" FORGE_H_FINAL="$sidecar" FORGE_H_STATUS="$work.status" \
-    FORGE_H_STATUS_BASE="$status_base" FORGE_H_COMMITTED="$work.committed" FORGE_H_GIT_OK="$git_ok" \
-    FORGE_H_LISTING_NOTE="$listing_note" FORGE_H_BLIND="$blind_reason" FORGE_H_INPUT="$input_taken" \
-    FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
-    FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
-    FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
-    FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" FORGE_H_COUNT_FILE="$count_file" \
-    FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" \
-    FORGE_H_DRAIN_CLI="$cli" FORGE_H_DRAIN_CWD="$FORGE_PROJECT" FORGE_H_DRAIN_STATE="$FORGE_STATE" && status=$FORGE_HELPER_STATUS
-  # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
-  [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
-fi
-# The helper's status: `<ok|absent|invalid> <answer|file|none> [reason]`.
-source_used=none
-case "$status" in
-  ok* | absent* | invalid*)
-    read -r _ source_used _ <<<"$status"
-    cli=''   # the helper starts the drain, once this hook has exited
-    [[ $status == ok* && $git_ok == 1 ]] && degraded=false
-    ;;
-  *)
-    rm -f -- "$sidecar_tmp"
-    forge_fallback_sidecar "$sidecar_tmp" || exit 0
-    status="invalid file not checked: the node helper was unavailable, failed or timed out"
-    [[ -n $input_taken ]] || status='absent none'
-    ;;
-esac
+forge_stop_written_names() {
+  # The reflection.written spool file is named here, with its envelope: the helper writes it and moves
+  # it into place once the sidecar stands (one mv fewer on the way out), else this hook does.
+  forge_json_string "$sidecar"
+  sidecar_json=$FORGE_JSON
+  written_tmp='' written_final=''
+  if forge_spool_name reflection.written stop-hook; then
+    written_tmp=$FORGE_SPOOL_TMP written_final=$FORGE_STATE/spool/$FORGE_SPOOL_NAME.event
+  fi
+}
 
-# Placed here unless the helper did (the link it makes first is the same file: then only the
-# temp name is left to remove, with the other temp files).
-if [[ -e $sidecar_tmp && ! $sidecar_tmp -ef $sidecar ]]; then
-  forge_fresh "$sidecar" || exit 0
-  mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
-  sidecar_tmp=''
-fi
-# The count and the lock: once the sidecar stood, the helper wrote the one and let the other go
-# (the lock no longer names this run). Else the count is written here, a few bytes in one write(2)
-# under this session's lock, rewritten in place, never through a link; the lock goes on exit.
-if [[ -n $lock_owner ]] && ! forge_lock_ours; then
-  lock='' lock_owner=''
-else
-  [[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
-fi
+forge_stop_find_cli() {
+  # The CLI that drains the spool into SQLite once the turn is recorded (below): the project's own
+  # (a devDependency) before one on PATH, looked up without a command substitution's fork.
+  # FORGE_REFLECT_CLI=off: no drain from the hook (the next forge-reflect command drains instead).
+  cli=${FORGE_REFLECT_CLI:-}
+  [[ -z $cli && -x $FORGE_PROJECT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_PROJECT/node_modules/.bin/forge-reflect
+  [[ -z $cli && -n $FORGE_ROOT && -x $FORGE_ROOT/node_modules/.bin/forge-reflect ]] && cli=$FORGE_ROOT/node_modules/.bin/forge-reflect
+  if [[ -z $cli ]]; then
+    IFS=: read -r -a path_dirs <<<"$PATH"
+    for path_dir in "${path_dirs[@]}"; do
+      [[ $path_dir == /* && -f $path_dir/forge-reflect && -x $path_dir/forge-reflect ]] && cli=$path_dir/forge-reflect && break
+    done
+  fi
+  [[ $cli == off ]] && cli=''
+  [[ -z $cli || $cli == /* ]] || cli=$FORGE_PROJECT/$cli   # a relative FORGE_REFLECT_CLI: from the project
+  [[ -n $cli && -x $cli && ! -d $cli ]] || cli=''
+}
+
+# forge_stop_write_sidecar: the sidecar from the helper, else from the bash fallback (sourced only then).
+forge_stop_write_sidecar() {
+  status='' degraded=true
+  if [[ -n $helper_pid ]]; then
+    forge_helper_run FORGE_H_WRITTEN_TMP="$written_tmp" FORGE_H_WRITTEN_FINAL="$written_final" FORGE_H_WRITTEN_ENVELOPE="${FORGE_SPOOL_ENVELOPE:-}" \
+      FORGE_H_INPUT_KEEP="$dir/$name.input.json" FORGE_H_OUT="$sidecar_tmp" FORGE_H_FINAL="$sidecar" FORGE_H_STATUS="$work.status" \
+      FORGE_H_STATUS_BASE="$status_base" FORGE_H_COMMITTED="$work.committed" FORGE_H_GIT_OK="$git_ok" \
+      FORGE_H_LISTING_NOTE="$listing_note" FORGE_H_BLIND="$blind_reason" FORGE_H_INPUT="$input_taken" \
+      FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
+      FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
+      FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
+      FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" FORGE_H_COUNT_FILE="$count_file" \
+      FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" \
+      FORGE_H_DRAIN_CLI="$cli" FORGE_H_DRAIN_CWD="$FORGE_PROJECT" FORGE_H_DRAIN_STATE="$FORGE_STATE" && status=$FORGE_HELPER_STATUS
+    # The helper placed the sidecar itself (a regular file, no link), or left it at the temp name.
+    [[ -s $sidecar_tmp || (-f $sidecar && ! -L $sidecar) ]] || status=''
+  fi
+  # The helper's status: `<ok|absent|invalid> <answer|file|none> [reason]`.
+  source_used=none
+  case "$status" in
+    ok* | absent* | invalid*)
+      read -r _ source_used _ <<<"$status"
+      cli=''   # the helper starts the drain, once this hook has exited
+      [[ $status == ok* && $git_ok == 1 ]] && degraded=false
+      ;;
+    *)
+      rm -f -- "$sidecar_tmp"
+      # shellcheck source=lib/fallback-sidecar.sh
+      source "$here/lib/fallback-sidecar.sh" && forge_fallback_sidecar "$sidecar_tmp" || exit 0
+      status="invalid file not checked: the node helper was unavailable, failed or timed out"
+      [[ -n $input_taken ]] || status='absent none'
+      ;;
+  esac
+}
+
+# forge_stop_place: the sidecar placed, the count written, the lock let go.
+forge_stop_place() {
+  # Placed here unless the helper did (the link it makes first is the same file: then only the
+  # temp name is left to remove, with the other temp files).
+  if [[ -e $sidecar_tmp && ! $sidecar_tmp -ef $sidecar ]]; then
+    forge_fresh "$sidecar" || exit 0
+    mv -f -- "$sidecar_tmp" "$sidecar" || exit 0
+    sidecar_tmp=''
+  fi
+  # The count and the lock: once the sidecar stood, the helper wrote the one and let the other go
+  # (the lock no longer names this run). Else the count is written here, a few bytes in one write(2)
+  # under this session's lock, rewritten in place, never through a link; the lock goes on exit.
+  if [[ -n $lock_owner ]] && ! forge_lock_ours; then
+    lock='' lock_owner=''
+  else
+    [[ -L $count_file ]] || printf '%s\n' "$session_count" 2>/dev/null >|"$count_file"
+  fi
+}
 
 # forge_reject FILE KIND REASON: keeps what could not be used in rejected-input/ as <name><KIND>
 # (.json: the self-report file; .answer.txt: a refused block of the final answer) beside
@@ -713,40 +651,71 @@ forge_reject() {
   printf '%s\n' "$3" >"${to%.*}.reason"
   mv -f -- "$1" "$to"
 }
-# The status's reason: what follows `<status> <source> `.
-reason=${status#* }
-[[ $reason == *' '* ]] && reason=${reason#* } || reason=''
-[[ $source_used == answer ]] && file_reason='not used: the final answer carried its own reflection block' || file_reason=$reason
-# An answer block that was refused is kept with the reason.
-[[ $source_used == answer && $status == invalid* && -f $work.block.txt ]] && forge_reject "$work.block.txt" .answer.txt "$reason"
-# The self-report file is consumed: next to the sidecar it went into, or kept aside with the reason.
-[[ -n $input_taken && ! -e $input_taken ]] && input_taken=''   # kept beside the sidecar by the helper
-if [[ -n $input_taken ]]; then
-  if [[ $source_used == file && $status == ok* ]]; then
-    mv -f -- "$input_taken" "$dir/$name.input.json" && input_taken=''
-  else
-    forge_reject "$input_taken" .json "${file_reason:-not used}" && input_taken=''
-  fi
-fi
 
-# reflection.written, unless the helper spooled it (what a stopped helper half-wrote goes first).
-if [[ -z $written_final || ! -e $written_final ]]; then
-  [[ -n $written_tmp && (-e $written_tmp || -L $written_tmp) ]] && rm -f -- "$written_tmp"
-  forge_spool_write reflection.written stop-hook \
-    "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
-fi
-
-# Unless the helper did, the drain starts here, detached: the hook does not wait, and the child
-# holds none of the hook's output pipes nor this session's lock (nor the helper's input: bash
-# closes that on exec). One fork, which becomes the drain.
-exec 7>&-
-if [[ -n $cli ]]; then
-  # setsid(1) where there is one (a Mac has none): then the drain is only in the background, which
-  # is enough not to keep the runtime waiting (it holds none of the hook's pipes).
-  if command -v setsid >/dev/null 2>&1; then
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
-  else
-    (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
+forge_stop_consume_inputs() {
+  # The status's reason: what follows `<status> <source> `.
+  reason=${status#* }
+  [[ $reason == *' '* ]] && reason=${reason#* } || reason=''
+  [[ $source_used == answer ]] && file_reason='not used: the final answer carried its own reflection block' || file_reason=$reason
+  # An answer block that was refused is kept with the reason.
+  [[ $source_used == answer && $status == invalid* && -f $work.block.txt ]] && forge_reject "$work.block.txt" .answer.txt "$reason"
+  # The self-report file is consumed: next to the sidecar it went into, or kept aside with the reason.
+  [[ -n $input_taken && ! -e $input_taken ]] && input_taken=''   # kept beside the sidecar by the helper
+  if [[ -n $input_taken ]]; then
+    if [[ $source_used == file && $status == ok* ]]; then
+      mv -f -- "$input_taken" "$dir/$name.input.json" && input_taken=''
+    else
+      forge_reject "$input_taken" .json "${file_reason:-not used}" && input_taken=''
+    fi
   fi
-fi
+}
+
+forge_stop_spool_written() {
+  # reflection.written, unless the helper spooled it (what a stopped helper half-wrote goes first).
+  if [[ -z $written_final || ! -e $written_final ]]; then
+    [[ -n $written_tmp && (-e $written_tmp || -L $written_tmp) ]] && rm -f -- "$written_tmp"
+    forge_spool_write reflection.written stop-hook \
+      "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
+  fi
+}
+
+forge_stop_start_drain() {
+  # Unless the helper did, the drain starts here, detached: the hook does not wait, and the child
+  # holds none of the hook's output pipes nor this session's lock (nor the helper's input: bash
+  # closes that on exec). One fork, which becomes the drain.
+  exec 7>&-
+  if [[ -n $cli ]]; then
+    # setsid(1) where there is one (a Mac has none): then the drain is only in the background, which
+    # is enough not to keep the runtime waiting (it holds none of the hook's pipes).
+    if command -v setsid >/dev/null 2>&1; then
+      (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
+    else
+      (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
+    fi
+  fi
+}
+
+# The run, step by step.
+forge_runtime "${1:-}"
+forge_state_dir
+forge_ensure_state || exit 0
+forge_spool_open Stop stop-hook || exit 0
+forge_stop_ids
+forge_stop_hand_over
+forge_take_lock "stop-$safe_session" || exit 0
+input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}
+forge_sweep "$FORGE_STATE"
+forge_stop_session_start
+forge_stop_list_changes
+forge_stop_identity
+forge_stop_attempt
+forge_stop_sidecar_names
+forge_stop_take_self_report
+forge_stop_written_names
+forge_stop_find_cli
+forge_stop_write_sidecar
+forge_stop_place
+forge_stop_consume_inputs
+forge_stop_spool_written
+forge_stop_start_drain
 exit 0

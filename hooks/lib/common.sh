@@ -5,7 +5,7 @@
 # Every function here fails soft: it returns non-zero and the caller degrades; nothing exits.
 
 FORGE_PAYLOAD_CAP=${FORGE_PAYLOAD_CAP:-1048576}
-# Globs, not `=~`: a regex is compiled on first use, ~1 ms of the event hook in a UTF-8 locale.
+# Globs, not `=~`: a regex is compiled on first use, a share of the event hook's time.
 forge_decimal() {
   [[ $1 == [1-9]* && $1 != *[!0-9]* && ${#1} -le ${2:-10} ]]
 }
@@ -16,8 +16,8 @@ forge_decimal "$FORGE_PAYLOAD_CAP" || FORGE_PAYLOAD_CAP=1048576
 forge_event_name() {
   [[ $1 == [A-Za-z]* && $1 != *[!A-Za-z0-9_.-]* && ${#1} -le 64 ]]
 }
-# Reading stdin takes at most ~7 s in all, well inside the 10 s registration of the event hook:
-# 4 s for the payload, then 0.5 s + 2 s to read and drop whatever is left.
+# Reading stdin takes at most 7 s in all, well inside the 10 s registration of the event hook:
+# 4 s for the payload, then 0.5 s (1 s below bash 4) + 2 s to read and drop whatever is left.
 FORGE_STDIN_SECONDS=4
 FORGE_STDIN_DRAIN_SECONDS=2
 # read -N (bash 4.1) and a fractional read -t (bash 4.0); older bash reads with -n, waits whole seconds.
@@ -26,8 +26,7 @@ if ((BASH_VERSINFO[0] >= 5 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1)))
   FORGE_READ_N=1 FORGE_STDIN_PEEK_SECONDS=0.5
 fi
 # The first 4 KiB of a payload are read by the `read` builtin: no process, but with a time limit it
-# masks signals around every byte (~2.5 us a byte here), while `cat | head` costs ~25 ms of process
-# starts whatever the size. Most payloads (prompts, session events, short commands) fit in 4 KiB.
+# masks signals around every byte, while `cat | head` costs process starts whatever the size. Most payloads (prompts, session events, short commands) fit in 4 KiB.
 FORGE_STDIN_INLINE=4096
 # The largest record appended to the spool log: under what bash's stdout buffer holds, so it leaves
 # in one write. glibc's is 4 KiB (the event hook sizes it on /dev/null); musl's is 1 KiB, and other
