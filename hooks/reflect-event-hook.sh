@@ -60,6 +60,7 @@ if [[ $event == SessionStart ]]; then
     # What sessions older than 30 days left (snapshots are the size of the git index) goes.
     find "$sessions" -maxdepth 1 -type f -mtime +30 -delete 2>/dev/null
     rm -f -- "$sessions/.tmp-$$"
+    forge_now_seconds
     printf '%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
   fi
 fi

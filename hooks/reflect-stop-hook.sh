@@ -66,7 +66,9 @@ else
   forge_helper_start() {
     [[ -n $node_ok ]] && forge_fresh "$1" && mkfifo -m 600 "$1" 2>/dev/null || return 1
     exec 9<>"$1" || return 1
-    exec 8< <(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec node --preserve-symlinks-main "$helper" <"$1" 2>/dev/null 9>&- 7>&-)
+    # The closes are a statement of their own: bash 3.2 hands the program of an `exec` a copy of a
+    # descriptor that the same `exec` closes, and the helper would then hold its own input open.
+    exec 8< <(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec 9>&- 7>&-; exec node --preserve-symlinks-main "$helper" <"$1" 2>/dev/null)
     helper_pid=$! helper_out=8 to_helper=9
   }
 fi
@@ -100,7 +102,7 @@ FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s
 # status and the committed list once the sidecar stands, and moves a self-report it merged beside
 # it; a refused self-report and a refused answer block are moved on by the hook.
 WORK_PARTS=(payload status committed input.json block.txt fifo)
-work='' lock='' sidecar_tmp='' input_taken='' input=''
+work='' lock='' sidecar_tmp='' input_taken='' input='' now_iso_us=0000000000000000
 # shellcheck disable=SC2329 # called from the EXIT trap
 forge_stop_cleanup() {
   local -a gone=()
@@ -179,7 +181,7 @@ forge_take_lock() {
   if ! mkdir -m 0700 -- "$path" 2>/dev/null; then
     [[ -f $path/owner ]] && IFS=' ' read -r pid started <"$path/owner"
     if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-      [[ $started =~ ^[0-9]+$ ]] && ((${FORGE_NOW_US:0:10} - started < FORGE_LOCK_STALE_SECONDS)); then
+      [[ $started =~ ^[0-9]+$ ]] && ((${now_iso_us:0:10} - started < FORGE_LOCK_STALE_SECONDS)); then
       held=1
     fi
     [[ -n $held ]] && return 1
@@ -187,7 +189,7 @@ forge_take_lock() {
     mkdir -m 0700 -- "$path" 2>/dev/null || return 1
   fi
   lock=$path
-  printf '%s %s\n' "$$" "$((10#${FORGE_NOW_US:0:10}))" >"$path/owner"
+  printf '%s %s\n' "$$" "$((10#${now_iso_us:0:10}))" >"$path/owner"
 }
 
 # forge_lock_ours: the session's lock file still names this run as its owner.
@@ -380,6 +382,17 @@ forge_stop_commit() {
 }
 
 
+# forge_stop_work_names: this run's temp names (see WORK_PARTS), every one new (noclobber does the
+# rest); on bash 3.2 the helper starts now that the state folder is known (bash 4: a coproc, above).
+forge_stop_work_names() {
+  work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
+  for part in "${WORK_PARTS[@]}"; do
+    forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
+  done
+  [[ -z $helper_pid && -n $work ]] && ((BASH_VERSINFO[0] < 4)) && forge_helper_start "$work.fifo"
+  return 0
+}
+
 # forge_stop_ids: the session id as given (for the sidecar) and its safe form (for file names).
 forge_stop_ids() {
   forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
@@ -393,14 +406,7 @@ forge_stop_ids() {
 # Stop event's names; the turn's time.
 forge_stop_hand_over() {
   # The helper reads the Stop event's text from this run's temp payload: written again from memory
-  # when the payload was read whole, else a second link to the same file. Every temp name is new
-  # (noclobber does the rest).
-  work=$FORGE_STATE/.tmp-stop-$$-$RANDOM
-  for part in "${WORK_PARTS[@]}"; do
-    forge_fresh "$work.$part" || work=''   # not ours: never touched, not even by the cleanup
-  done
-  # bash 3.2: the helper starts now that the state folder is known (bash 4: a coproc, above).
-  [[ -z $helper_pid && -n $work ]] && ((BASH_VERSINFO[0] < 4)) && forge_helper_start "$work.fifo"
+  # when the payload was read whole, else a second link to the same file.
   # A payload that cannot be written only costs the self-report in the answer: the run goes on.
   if [[ -n $work && -n $FORGE_PAYLOAD_WHOLE ]]; then
     printf '%s%s' "$FORGE_SPOOL_ENVELOPE" "$FORGE_PAYLOAD" >"$work.payload"
@@ -417,6 +423,8 @@ forge_stop_hand_over() {
   # First of all the folder of the helper's V8 code cache (it reads that before it compiles itself).
   forge_helper_send FORGE_H_CODE_CACHE="$FORGE_STATE/cache" FORGE_H_STOP_TMP="$stop_tmp" FORGE_H_STOP_FINAL="$FORGE_STATE/spool/$stop_name.event" || forge_stop_commit
   # The turn's time: the sidecar's timestamp and name (the reflection.written spool file gets its own).
+  forge_now_seconds
+  now_iso_us=$FORGE_NOW_US
   forge_now_iso
   now_iso=$FORGE_NOW_ISO
   [[ -n $work ]] || exit 0
@@ -688,9 +696,9 @@ forge_stop_start_drain() {
     # setsid(1) where there is one (a Mac has none): then the drain is only in the background, which
     # is enough not to keep the runtime waiting (it holds none of the hook's pipes).
     if command -v setsid >/dev/null 2>&1; then
-      (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
+      (cd "$FORGE_PROJECT" && exec 8<&- 9>&- && FORGE_DIR=$FORGE_STATE exec setsid "$cli" ingest </dev/null >/dev/null 2>&1) &
     else
-      (cd "$FORGE_PROJECT" && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1 8<&- 9>&-) &
+      (cd "$FORGE_PROJECT" && exec 8<&- 9>&- && FORGE_DIR=$FORGE_STATE exec "$cli" ingest </dev/null >/dev/null 2>&1) &
     fi
   fi
 }
@@ -699,6 +707,7 @@ forge_stop_start_drain() {
 forge_runtime "${1:-}"
 forge_state_dir
 forge_ensure_state || exit 0
+forge_stop_work_names
 forge_spool_open Stop stop-hook || exit 0
 forge_stop_ids
 forge_stop_hand_over

@@ -193,26 +193,33 @@ forge_safe_id() {
   FORGE_SAFE_ID=${s:-unknown}
 }
 
-# forge_now: sets FORGE_NOW_US (microseconds since the epoch, 16 digits). bash 5 reads the clock
-# itself (EPOCHREALTIME). Older bash (a Mac's 3.2) has no clock finer than a second, nor has a
-# Mac's date(1): perl's gettimeofday (every Mac has perl) gives the microseconds, else date(1) the
-# second, so ids and order stay exact wherever perl is (docs/decisions.md).
+# forge_now: sets FORGE_NOW_US, the time a spool file's name and envelope carry (microseconds
+# since the epoch, 16 digits); forge_now_seconds: sets FORGE_NOW_US to the time now, whole seconds
+# at least, for what needs a value in the hook itself (a session's start, the sidecar's time).
+# bash 5 reads the clock itself (EPOCHREALTIME) for both. Older bash (a Mac's 3.2) has no clock at
+# all, nor has a Mac's date(1) a finer one than the second: there a spool file is named with 16
+# zeros, its envelope says "clock":"file", and the drain takes the event's time, to the
+# microsecond, from the file's time of writing, which the kernel keeps: no process on the per-event
+# path (docs/decisions.md). Such an event is always a file of its own, never a record of the spool
+# log, which has no time of writing per record. forge_now_seconds asks date(1) there.
+FORGE_CLOCK_COARSE=''
 if ((BASH_VERSINFO[0] >= 5)); then
   forge_now() {
     local t=${EPOCHREALTIME//[!0-9]/}
     t=${t#"${t%%[!0]*}"}
     printf -v FORGE_NOW_US '%016d' "${t:-0}"
   }
+  forge_now_seconds() { forge_now; }
 else
+  FORGE_CLOCK_COARSE=1
   forge_now() {
+    FORGE_NOW_US=0000000000000000
+  }
+  forge_now_seconds() {
     local t
-    t=$(perl -MTime::HiRes=gettimeofday -e 'printf "%d%06d", gettimeofday' 2>/dev/null)
-    if [[ ${#t} != 16 || $t == *[!0-9]* ]]; then
-      t=$(date +%s 2>/dev/null)
-      [[ -n $t && $t != *[!0-9]* ]] && t=${t}000000
-    fi
-    [[ ${#t} == 16 && $t != *[!0-9]* ]] || t=0
-    printf -v FORGE_NOW_US '%016d' "$((10#$t))"
+    t=$(exec date +%s 2>/dev/null)
+    [[ ${#t} == 10 && $t != *[!0-9]* ]] || t=0000000000
+    FORGE_NOW_US=${t}000000
   }
 fi
 
@@ -246,8 +253,8 @@ forge_spool_name() {
   FORGE_SPOOL_TMP="$spool/.tmp-$FORGE_SPOOL_NAME"
   forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
-  printf -v FORGE_SPOOL_ENVELOPE '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s}\n' \
-    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP"
+  printf -v FORGE_SPOOL_ENVELOPE '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s%s}\n' \
+    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" "${FORGE_CLOCK_COARSE:+,\"clock\":\"file\"}"
 }
 
 # forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope (see
@@ -298,7 +305,8 @@ forge_spool_open() {
       # pieces, each piece holding a newline would flush on its own). Never onto a link or anything
       # but a file.
       final=$FORGE_STATE/spool/events.log
-      if ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
+      # (Not without a clock: a record has no time of writing of its own.)
+      if [[ -z $FORGE_CLOCK_COARSE ]] && ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
         [[ $chunk != *$'\x1e'* && ! -L $final && (-f $final || ! -e $final) ]]; then
         nl=$'\n'
         [[ $chunk == *$'\n' ]] && nl=''   # the payload's own last newline ends the record

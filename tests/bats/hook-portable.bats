@@ -59,27 +59,46 @@ mac_without() {
   done
 }
 
-@test "bash 3.2: forge_now reads microseconds (perl), within a second of node's clock and rising call by call" {
-  run in_bash mac 'for i in 1 2 3 4 5; do forge_now; echo "$FORGE_NOW_US"; done'
+@test "bash 3.2: forge_now names a spool file without a clock (16 zeros), forge_now_seconds asks date(1) for the second" {
+  run in_bash mac 'forge_now; echo "$FORGE_NOW_US"; forge_now_seconds; echo "$FORGE_NOW_US"; echo "[$FORGE_CLOCK_COARSE]"'
   [ "$status" -eq 0 ]
-  [ "${#lines[@]}" -eq 5 ]
-  node -e '
-    const v = process.argv.slice(1).map(Number);
-    const now = Date.now() * 1000;
-    for (let i = 0; i < v.length; i++) {
-      if (!/^\d{16}$/.test(process.argv[i + 1])) throw new Error("not 16 digits: " + process.argv[i + 1]);
-      if (Math.abs(now - v[i]) > 5e6) throw new Error("far from now: " + v[i]);
-      if (i > 0 && !(v[i] > v[i - 1])) throw new Error("not rising: " + v);
-    }
-    if (v.every((x) => x % 1e6 === 0)) throw new Error("whole seconds only: " + v);' "${lines[@]}"
-}
-
-@test "bash 3.2 without perl: forge_now falls back to date(1)'s second, never to zeros" {
-  run in_bash mac-no-perl 'command -v perl || echo no-perl; forge_now; echo "$FORGE_NOW_US"'
-  [ "$status" -eq 0 ]
-  [ "${lines[0]}" = no-perl ]
+  [ "${lines[0]}" = 0000000000000000 ]
   [[ ${lines[1]} =~ ^[0-9]{10}000000$ ]]
   node -e 'if (Math.abs(Date.now() * 1000 - Number(process.argv[1])) > 5e6) process.exit(1)' "${lines[1]}"
+  [ "${lines[2]}" = '[1]' ]
+  # bash 5: both read EPOCHREALTIME, microseconds, rising.
+  run in_bash system 'forge_now; a=$FORGE_NOW_US; forge_now_seconds; echo "$a $FORGE_NOW_US [$FORGE_CLOCK_COARSE]"'
+  read -r a b coarse <<<"$output"
+  [[ $a =~ ^[0-9]{16}$ && $b =~ ^[0-9]{16}$ ]]
+  ((10#$b >= 10#$a))
+  [ "$coarse" = '[]' ]
+}
+
+@test "bash 3.2, the real event hook: events in a row get their times to the microsecond, rising, from their files" {
+  make_repo "$BATS_TEST_TMPDIR/repo"
+  cd "$BATS_TEST_TMPDIR/repo"
+  local i
+  for i in 1 2 3 4 5; do
+    printf '{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","n":%s}' "$i" |
+      PATH=$MAC_BIN REFLECTION_MODE=solo FORGE_PROC_ROOT=/nonexistent "$MAC_BIN/bash" "$KIT_ROOT/hooks/reflect-event-hook.sh" PostToolUse claude-code
+  done
+  # Each a file of its own named with 16 zeros, its envelope saying whose clock decides.
+  [ "$(find .forge/spool -name '0000000000000000-*.event' | wc -l | tr -d ' ')" -eq 5 ]
+  [ ! -e .forge/spool/events.log ]
+  grep -q '"clock":"file"' .forge/spool/0000000000000000-*.event
+  forge_reflect events --json >"$BATS_TEST_TMPDIR/events.json"
+  node -e '
+    const doc = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const events = (doc.events ?? doc).filter((e) => e.type !== undefined);
+    if (events.length !== 5) throw new Error("events: " + events.length);
+    const byN = [...events].sort((x, y) => x.payload.n - y.payload.n);
+    const us = byN.map((e) => Number(e.id.slice(0, 16)));
+    for (let i = 0; i < 5; i++) {
+      if (!(us[i] > 1.5e15) || Math.abs(Date.now() * 1000 - us[i]) > 60e6) throw new Error("not a time now: " + byN[i].id);
+      if (i > 0 && !(us[i] > us[i - 1])) throw new Error("not rising in the order written: " + byN.map((e) => e.id));
+      if (!byN[i].ts.endsWith(String(us[i] % 1e6).padStart(6, "0") + "Z")) throw new Error("ts and id disagree: " + byN[i].ts + " " + byN[i].id);
+    }
+    if (us.every((u) => u % 1e6 === 0)) throw new Error("whole seconds only");' "$BATS_TEST_TMPDIR/events.json"
 }
 
 @test "bash 3.2, no timeout(1): forge_bounded ends a hung command in time, keeps its stdin and status, leaves no process" {

@@ -343,7 +343,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         if (reject(stateDir, name, `spool file ${read.reason}`, now())) counts.rejected++;
         return undefined;
       }
-      const outcome = parseSpoolFile(name, read.bytes, rules);
+      const outcome = parseSpoolFile(name, read.bytes, rules, read.mtimeMs);
       if (outcome.ok) return { row: outcome.row, size: read.bytes.length };
       if (outcome.incomplete) {
         // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
@@ -369,7 +369,8 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         while (next < events.length && rows.length < batchSize && bytes < batchBytes) {
           const name = events[next++] as string;
           const path = `${spool}/${name}`; // spoolDirOf's path is normalised: no join per file
-          // Most files are whole events: one read, no fstat. Anything else is read again with every
+          // Most files are whole events: one read, no fstat. Anything else (and a file of a hook
+          // whose clock had whole seconds, which needs its time of writing) is read again with every
           // check (its type, its size, how long ago it was last written).
           const whole = readWholeQuickly(path);
           const quick = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);

@@ -43,6 +43,11 @@ export interface Envelope {
   bytes: number | null;
   /** The hook's payload cap: a stored payload longer than this was cut (docs/spool-format.md). */
   cap: number | null;
+  /**
+   * `"clock":"file"`: the hook had no clock (bash before 5, a Mac's 3.2) and named the file with 16
+   * zeros; the event's time is the spool file's time of writing (parseSpoolFile's `writtenMs`).
+   */
+  fileClock: boolean;
   truncated: boolean;
 }
 
@@ -108,20 +113,27 @@ export function parseEnvelope(line: string, idMicros?: number): Parsed<Envelope>
       bytes: typeof e.bytes === 'number' && Number.isSafeInteger(e.bytes) && e.bytes >= 0 ? e.bytes : null,
       cap: typeof e.cap === 'number' && Number.isSafeInteger(e.cap) && e.cap > 0 ? e.cap : null,
       truncated: e.truncated === true,
+      fileClock: e.clock === 'file',
     },
   };
 }
 
+/** Why a file of a hook without a clock was not taken from its bytes alone. */
+export const NEEDS_WRITE_TIME = 'the hook had no clock: the time of writing of its file is needed';
+
 /**
- * Maps one spool file to its row. `name` is the file name (`<id>.event`), `bytes` its content.
+ * Maps one spool file to its row. `name` is the file name (`<id>.event`), `bytes` its content,
+ * `writtenMs` its time of writing (fstat's mtimeMs), needed for a file of a coarse clock: without
+ * it such a file is refused with NEEDS_WRITE_TIME, as incomplete, so the caller reads it again.
  */
-export function parseSpoolFile(name: string, bytes: Uint8Array, rules: RedactionRules): SpoolOutcome {
+export function parseSpoolFile(name: string, bytes: Uint8Array, rules: RedactionRules, writtenMs?: number): SpoolOutcome {
   if (!name.endsWith(SPOOL_SUFFIX)) return { ok: false, reason: `file name does not end in ${SPOOL_SUFFIX}` };
   const id = name.slice(0, -SPOOL_SUFFIX.length);
   const idMatch = ID_PATTERN.exec(id);
   if (!idMatch) return { ok: false, reason: 'file name is not <received_us:16 digits>-<pid>-<4-8 hex>.event' };
   const idMicros = Number(idMatch[1]);
-  if (!plausibleMicros(idMicros)) return { ok: false, reason: 'received_us in the file name is not a plausible time' };
+  // 16 zeros: a hook without a clock, whose envelope must say so (below).
+  if (idMicros !== 0 && !plausibleMicros(idMicros)) return { ok: false, reason: 'received_us in the file name is not a plausible time' };
 
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const newline = buffer.indexOf(0x0a);
@@ -129,13 +141,24 @@ export function parseSpoolFile(name: string, bytes: Uint8Array, rules: Redaction
   const envelope = parseEnvelope(buffer.toString('utf8', 0, newline), idMicros);
   if (!envelope.ok) return envelope;
   const env = envelope.value;
+  if (idMicros === 0 && !env.fileClock) return { ok: false, reason: 'received_us in the file name is not a plausible time' };
   // A file written straight under its final name is whole only with exactly `bytes` payload bytes.
   if (env.bytes !== null) {
     const held = buffer.length - (newline + 1);
     if (held < env.bytes) return { ok: false, incomplete: true, reason: `the payload holds ${held} of the ${env.bytes} bytes its envelope names` };
     if (held > env.bytes) return { ok: false, reason: `the payload holds ${held} bytes, more than the ${env.bytes} its envelope names` };
   }
-  return eventRow(id, env, buffer, newline + 1, buffer.length, rules);
+  let rowId = id;
+  if (env.fileClock && idMicros === 0) {
+    // The time is when the file was written; the row's id carries it in place of the zeros, the
+    // same at every read of the same file (a drain killed before it removed the file reads it again).
+    if (writtenMs === undefined) return { ok: false, incomplete: true, reason: NEEDS_WRITE_TIME };
+    const writtenUs = Math.round(writtenMs * 1000);
+    if (!plausibleMicros(writtenUs)) return { ok: false, reason: 'the file of a hook without a clock has no plausible time of writing' };
+    env.received_us = writtenUs;
+    rowId = `${String(writtenUs).padStart(16, '0')}${id.slice(16)}`;
+  }
+  return eventRow(rowId, env, buffer, newline + 1, buffer.length, rules);
 }
 
 /** The id's receive time in microseconds, or why the id is not one (`<received_us:16>-<pid>-<4-8 hex>`). */

@@ -311,6 +311,61 @@ describe('files the event hook writes under their final name, their length in th
   });
 });
 
+describe('files of a hook without a clock (bash 3.2: 16 zeros in the name, "clock":"file")', () => {
+  /** A clockless spool file as the event hook writes it on bash 3.2, written at `writtenUs`. */
+  const clockless = (stateDir: string, pid: number, writtenUs: number, clock = 'file'): string => {
+    const name = `0000000000000000-${pid}-abcd1234.event`;
+    const payload = JSON.stringify({ session_id: `p${pid}`, hook_event_name: 'PostToolUse', tool_name: 'Bash' });
+    const envelope = { v: 1, source: 'event-hook', event: 'PostToolUse', runtime: 'claude-code', received_us: 0, pid, cwd: '/repo', cap: 1048576, clock, bytes: payload.length };
+    const path = join(stateDir, 'spool', name);
+    mkdirSync(join(stateDir, 'spool'), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(envelope)}\n${payload}`);
+    utimesSync(path, writtenUs / 1e6, writtenUs / 1e6);
+    return name;
+  };
+
+  it("takes each event's time, to the microsecond, from its time of writing, and the id with it, in the order written", () => {
+    const stateDir = tempDir();
+    const base = 1_796_226_943_000_000;
+    // The times as the file system keeps them (utimes may round a microsecond away).
+    const written = [clockless(stateDir, 30, base + 777_001), clockless(stateDir, 10, base + 123_456), clockless(stateDir, 20, base + 123_789)].map((name) =>
+      Math.round(statSync(join(stateDir, 'spool', name)).mtimeMs * 1000),
+    );
+    const [late, early, middle] = written as [number, number, number];
+    expect(early).toBeLessThan(middle);
+    expect(middle).toBeLessThan(late);
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 3, rejected: 0 });
+    const log = openEventLog(stateDir);
+    const stored = log.db.prepare('SELECT id, ts, session_id FROM events ORDER BY ts, id').all() as Array<{ id: string; ts: string; session_id: string }>;
+    log.close();
+    expect(stored.map((r) => r.session_id)).toEqual(['p10', 'p20', 'p30']);
+    expect(stored.map((r) => r.ts)).toEqual([isoFromMicros(early), isoFromMicros(middle), isoFromMicros(late)]);
+    expect(stored.map((r) => r.id)).toEqual([`${early}-10-abcd1234`, `${middle}-20-abcd1234`, `${late}-30-abcd1234`]);
+    expect(early % 1_000_000).not.toBe(0);
+    expect(spoolEventFiles(stateDir)).toEqual([]);
+  });
+
+  it('gives the same id at every read (a drain killed before it removed the file takes it once)', () => {
+    const stateDir = tempDir();
+    const name = clockless(stateDir, 40, 1_796_226_943_500_000);
+    const first = parseSpoolFile(name, readFileSync(join(stateDir, 'spool', name)), NO_EXTRA_RULES, statSync(join(stateDir, 'spool', name)).mtimeMs);
+    if (!first.ok) throw new Error(first.reason);
+    const log = openEventLog(stateDir);
+    expect(log.insertBatch([first.row]).inserted).toBe(1);
+    log.close();
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, alreadyPresent: 1, rejected: 0 });
+  });
+
+  it('refuses 16 zeros without "clock":"file", and without a time of writing asks to be read again', () => {
+    const stateDir = tempDir();
+    clockless(stateDir, 50, 1_796_226_943_500_000, 'none');
+    expect(drainSpool(stateDir, quiet)).toMatchObject({ drained: 0, rejected: 1 });
+    const name = clockless(stateDir, 60, 1_796_226_943_500_000);
+    const outcome = parseSpoolFile(name, readFileSync(join(stateDir, 'spool', name)), NO_EXTRA_RULES);
+    expect(outcome).toMatchObject({ ok: false, incomplete: true });
+  });
+});
+
 describe('a spool file larger than the hook writes', () => {
   /** A whole event (no `bytes`, no `cap`: moved into place) of exactly `size` bytes. */
   const eventOfSize = (size: number) => {
