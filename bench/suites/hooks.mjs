@@ -14,11 +14,14 @@ import { pathToFileURL } from 'node:url';
 export const name = 'hooks';
 export const describe = 'median wall time of each hook, started as the runtime starts it';
 
-const SESSION = '7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34';
+export const SESSION = '7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34';
 const AREAS = ['src/auth', 'src/components', 'db/migrations', 'docs', 'deploy', 'lib', 'test'];
 
-/** A repo with `files` committed files, a SessionStart snapshot, then every file changed. */
-function scratchRepo(root, files) {
+/**
+ * A repo with `files` committed files, a SessionStart snapshot, then every file changed. The
+ * snapshot is taken by `bash` with `env` (the macos-like suite: the stand-in's bash and PATH).
+ */
+export function scratchRepo(root, files, { bash = 'bash', env = process.env } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'forge-bench-'));
   const git = (...a) => execFileSync('git', a, { cwd: dir, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
@@ -38,10 +41,10 @@ function scratchRepo(root, files) {
   }
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
-  const start = spawnSync('bash', [join(root, 'hooks/reflect-event-hook.sh'), 'SessionStart', 'claude-code'], {
+  const start = spawnSync(bash, [join(root, 'hooks/reflect-event-hook.sh'), 'SessionStart', 'claude-code'], {
     cwd: dir,
     input: JSON.stringify({ session_id: SESSION, hook_event_name: 'SessionStart', source: 'startup' }),
-    env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: join(dir, '.forge') },
+    env: { ...env, REFLECTION_MODE: 'solo', FORGE_DIR: join(dir, '.forge') },
   });
   if (start.status !== 0) throw new Error('SessionStart failed in the benchmark');
   for (const path of paths.slice(0, files)) writeFileSync(join(dir, path), `export const changed = true;\n`);

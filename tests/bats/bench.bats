@@ -29,6 +29,41 @@ load ../helpers/common
   fi
 }
 
+@test "the macos-like suite (quick) times both hooks as on a stock Mac, beside the same node -e 0, with the issue's targets" {
+  run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 macos-like
+  printf '%s\n' "$output" # bats shows it when a check below fails: the rows, and why a hook missed
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"macos-like: median wall time of each hook as on a stock Mac: bash 3.2 and the BSD userland (the stand-in) alone on PATH, no /proc"* ]]
+  [[ "$output" == *"sh -c 'exit 0' (the stand-in's: bash 3.2)"*"x node -e 0"*"target context (the floor of every hook here)"* ]]
+  [[ "$output" == *"event hook, mode off"*"x node -e 0"*"target context"* ]]
+  [[ "$output" == *"stop hook, mode off"*"x node -e 0"*"target context"* ]]
+  [[ "$output" == *"event hook, solo (PostToolUse, a Bash call: a spool file)"*"x node -e 0"*"target <= 0.25x"* ]]
+  [[ "$output" == *"event hook, solo (PostToolUse, an Edit: 1,"*" bytes: a spool file)"*"x node -e 0"*"target <= 0.25x"* ]]
+  [[ "$output" == *"stop hook, solo, 200 changed files"*"x node -e 0"*"target <= 2x"* ]]
+  # Every timed hook did its work under bash 3.2 (a spool file per event, a sidecar of 200 files per Stop).
+  [[ "$output" != *"the hook did not do its work"* ]]
+  # The three target rows carry a verdict (what --check counts) that matches their ratio and limit;
+  # each figure has the node -e 0 timed between its own runs.
+  node -e '
+    const rows = require(process.argv[1]).suites["macos-like"];
+    if (rows.length !== 6) process.exit(1);
+    const targets = rows.filter((r) => /^<= /.test(r.target));
+    if (targets.length !== 3) process.exit(2);
+    for (const r of targets) if (typeof r.met !== "boolean" || r.met !== (r.ratio <= Number(r.target.slice(3, -1))) || !(r.baseline_ms > 0) || !(r.median_ms > 0)) process.exit(3);
+    if (targets.map((r) => r.target).join() !== "<= 0.25x,<= 0.25x,<= 2x") process.exit(4);
+    if (rows.some((r) => !/^<= /.test(r.target) && r.met !== undefined)) process.exit(5);' "$KIT_ROOT/bench/results/latest.json"
+}
+
+@test "the macos-like suite fails, never skips, when the stand-in cannot be made" {
+  # scripts/macos-like.mjs cannot make its bin/ under a regular file: the suite crashes the run.
+  : >"$BATS_TEST_TMPDIR/a-file"
+  FORGE_MACOS_LIKE="$BATS_TEST_TMPDIR/a-file/macos-like" run node "$KIT_ROOT/bench/run.mjs" --quick --runs 1 macos-like
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"ENOTDIR"* ]]
+  [[ "$output" != *"skipped"* ]]
+  [[ "$output" != *"stop hook, solo"* ]]
+}
+
 @test "bench/cpu-steal.mjs: steal as a share of all CPU time between two readings of /proc/stat, guest time not counted twice" {
   run node --input-type=module -e '
     const { parseCpuLine, stealShare, describeSteal } = await import(process.argv[1]);

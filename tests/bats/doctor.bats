@@ -31,6 +31,28 @@ check_line() { # check_line NAME: the line of that check
   [[ "$output" == *"everything needed works"* ]]
 }
 
+@test "a stock Mac's bash 3.2 (the stand-in's, first on PATH) passes the bash check, named with its version" {
+  mac_bin=$(node "$KIT_ROOT/scripts/macos-like.mjs")
+  # shellcheck disable=SC2016 # BASH_VERSINFO is the stand-in bash's own
+  [ "$("$mac_bin/bash" -c 'echo "${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}"' </dev/null)" = 3.2 ]
+  PATH="$mac_bin:$PATH" run forge_reflect doctor
+  [ "$status" -eq 0 ]
+  [[ "$(check_line 'bash and git')" == "✓ bash and git"*" bash 3.2.48("*")-release, git version "* ]]
+  [[ "$output" != *"bash 4"* && "$output" != *"brew"* ]]
+}
+
+@test "a bash older than 3.2 first on PATH fails the bash check, exit 1, with the fix" {
+  mkdir -p "$BATS_TEST_TMPDIR/old-bash"
+  # What bash 3.1 prints for doctor's question (BASH_VERSINFO[0], [1], BASH_VERSION).
+  printf '#!/bin/sh\nprintf "3 1 3.1.17(1)-release\\n"\n' >"$BATS_TEST_TMPDIR/old-bash/bash"
+  chmod +x "$BATS_TEST_TMPDIR/old-bash/bash"
+  PATH="$BATS_TEST_TMPDIR/old-bash:$PATH" run forge_reflect doctor
+  [ "$status" -eq 1 ]
+  [[ "$(check_line 'bash and git')" == "✗ bash and git"*" bash 3.1.17(1)-release is older than 3.2, the oldest the hooks run on" ]]
+  [[ "$output" == *"fix: install bash 3.2 or newer and put it first on PATH: the registered hooks run the first \`bash\` on PATH"* ]]
+  [[ "$output" != *"bash 4"* ]]
+}
+
 @test "a hook that lost its executable bit, or a missing helper: exit 1 with the fix" {
   chmod -x .claude/hooks/forge-reflect/reflect-stop-hook.sh
   run forge_reflect doctor

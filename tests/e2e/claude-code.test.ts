@@ -1,11 +1,16 @@
 /**
  * The kit in the real Claude Code CLI (2.1.330, headless), against a scripted Messages API on
- * 127.0.0.1, in scratch repos with the kit installed from its packed tarball.
+ * 127.0.0.1, in scratch repos with the kit installed from its packed tarball. Every test runs twice:
+ * on this Linux host as it is, and as on a stock Mac, with the stand-in's bin/ (bash 3.2, the BSD
+ * userland) first and alone on the client's PATH, no /proc and Darwin's OSTYPE (support/macos-like.ts):
+ * the same checks, and on the Mac a spy on `bash` shows the hooks ran under bash 3.2.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicRoute, type AssistantTurn } from './support/anthropic-mock.js';
+import { leftRunning, MARK_NAME, newMark } from './support/left-running.js';
+import { macClient, NOT_ON_A_MAC, type MacClient } from './support/macos-like.js';
 import { startMockServer, type MockServer } from './support/mock-server.js';
 import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf } from './support/records.js';
 import { runClaude } from './support/run-claude.js';
@@ -16,30 +21,82 @@ const answer = answerWith;
 
 let repo: ScratchRepo | undefined;
 let mock: MockServer | undefined;
+let mac: MacClient | undefined;
 afterEach(async () => {
   await mock?.close();
   repo?.cleanup();
+  mac?.cleanup();
   repo = undefined;
   mock = undefined;
+  mac = undefined;
 });
 
-async function session(script: AssistantTurn[], prompt: string, options: { mode?: 'solo' | null; permissionMode?: 'bypassPermissions' | 'default'; cwdRel?: string } = {}) {
+/** Where the client runs: this host as it is, or a stock Mac (the stand-in, support/macos-like.ts). */
+const PLATFORMS: [string, boolean][] = [
+  ['Linux', false],
+  ['a stock Mac (the stand-in)', true],
+];
+
+/** The event hook's runs the spy saw, by the event each served (its first argument). */
+function eventHookRuns(client: MacClient): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of client.runs()) {
+    const m = /\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh (\S+) claude-code$/.exec(r.args);
+    if (m) counts[m[1]!] = (counts[m[1]!] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * On the Mac: the client's `bash` and `sh` are the stand-in's (`bash` through the spy) and no GNU-only
+ * tool is on its PATH; every bash the client started was 3.2; with the mode set the event hook ran
+ * (at least for SessionStart and UserPromptSubmit) and the Stop hook did, each under bash 3.2, with
+ * the mode unset neither did.
+ */
+function expectRanOnTheMac(client: MacClient, modeSet: boolean): void {
+  expect(client.commandPath('bash')).toBe(`${client.bin}/bash`);
+  expect(client.commandPath('sh')).toBe(`${client.bin}/sh`);
+  expect(NOT_ON_A_MAC.filter((name) => client.commandPath(name) !== '')).toEqual([]);
+  const runs = client.runs();
+  expect(runs.filter((r) => !/^3\.2\.48\(\d+\)-release$/.test(r.version))).toEqual([]);
+  const hooks = runs.filter((r) => /\/\.claude\/hooks\/forge-reflect\/reflect-(event|stop)-hook\.sh( |$)/.test(r.args));
+  if (!modeSet) {
+    expect(hooks).toEqual([]);
+    return;
+  }
+  const events = eventHookRuns(client);
+  expect(events.SessionStart).toBeGreaterThan(0);
+  expect(events.UserPromptSubmit).toBeGreaterThan(0);
+  expect(hooks.filter((r) => /\/reflect-stop-hook\.sh claude-code$/.test(r.args)).length).toBeGreaterThan(0);
+}
+
+async function session(
+  script: AssistantTurn[],
+  prompt: string,
+  options: { mode?: 'solo' | null; permissionMode?: 'bypassPermissions' | 'default'; cwdRel?: string; onMac?: boolean } = {},
+) {
   mock = await startMockServer([anthropicRoute(script)]);
-  const env = options.mode === null ? {} : { REFLECTION_MODE: options.mode ?? 'solo' };
+  if (options.onMac) mac = macClient();
+  const mark = newMark();
+  const env = { ...(options.mode === null ? {} : { REFLECTION_MODE: options.mode ?? 'solo' }), ...(mac?.env ?? {}), [MARK_NAME]: mark };
   const run = await runClaude({ cwd: join(repo!.dir, options.cwdRel ?? ''), mockUrl: mock.url, prompt, env, permissionMode: options.permissionMode });
   expect(run.status, `claude exited ${run.status}: ${run.stderr.slice(0, 2000)}`).toBe(0);
   expect(mock.violations.map((v) => `${v.method} ${v.path}`)).toEqual([]);
   expect(mock.requests.length).toBeGreaterThan(0);
+  if (mac) expectRanOnTheMac(mac, options.mode !== null);
+  // Nothing the session started is left running once its drain is done (the Stop hook's helper included).
+  expect((await leftRunning(mark)).map((p) => p.command)).toEqual([]);
   return run;
 }
 
 const sidecars = () => sidecarsOf(repo!);
 const events = () => eventsOf(repo!);
 
-describe('Claude Code, real client', () => {
+describe.each(PLATFORMS)('Claude Code, real client, on %s', (_platform, onMac) => {
   it('records a whole session: auth write, a failing and a passing Bash call, the self-report in the final answer, the secret redacted', async () => {
     repo = makeScratchRepo();
     installKit(repo);
+    const started = Date.now();
     const run = await session(
       [
         [{ type: 'tool_use', name: 'Write', input: { file_path: join(repo.dir, 'src/auth/token.ts'), content: 'export const rotate = () => 1;\n' } }],
@@ -48,7 +105,9 @@ describe('Claude Code, real client', () => {
         [{ type: 'text', text: answer('Added token rotation in src/auth/token.ts.') }],
       ],
       `Add token rotation. The staging key is ${SECRET}`,
+      { onMac },
     );
+    const ended = Date.now();
     const all = sidecars();
     expect(all).toHaveLength(1);
     const sidecar = all[0]!;
@@ -63,7 +122,23 @@ describe('Claude Code, real client', () => {
     expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
 
     const log = events();
-    expectEventsAsRecords(repo!, log);
+    expectEventsAsRecords(repo!, log, mac ? 'mac' : 'linux');
+    if (mac) {
+      // Every event in the log came from a hook run the spy saw under bash 3.2, and every such run logged one.
+      const TYPE: Record<string, string> = { SessionStart: 'session.started', UserPromptSubmit: 'prompt.submitted', PostToolUse: 'tool.executed', PostToolUseFailure: 'tool.failed', SessionEnd: 'session.ended' };
+      const byType: Record<string, number> = {};
+      for (const [event, count] of Object.entries(eventHookRuns(mac))) byType[TYPE[event] ?? event] = count;
+      const logged: Record<string, number> = {};
+      for (const e of log) if (e.type !== 'turn.stopped' && e.type !== 'reflection.written') logged[e.type] = (logged[e.type] ?? 0) + 1;
+      expect(logged).toEqual(byType);
+      expect(byType['tool.failed']).toBe(1);
+      const stops = mac.runs().filter((r) => /\/reflect-stop-hook\.sh claude-code$/.test(r.args)).length;
+      expect(log.filter((e) => e.type === 'turn.stopped').length).toBe(stops);
+    }
+    // Each id starts with the time the hook received the event, in µs since the epoch (bash 3.2 has
+    // no EPOCHREALTIME): inside the session, give or take a second's rounding.
+    const outside = log.filter((e) => !(Number(String(e.id).slice(0, 16)) / 1000 >= started - 2000 && Number(String(e.id).slice(0, 16)) / 1000 <= ended + 2000));
+    expect(outside.map((e) => `${e.type} ${e.id}`)).toEqual([]);
     const failed = log.filter((e) => e.type === 'tool.failed');
     expect(failed.map((e) => e.tool_name)).toEqual(['Bash']);
     expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
@@ -74,7 +149,7 @@ describe('Claude Code, real client', () => {
   });
 });
 
-describe('Claude Code, real client: the traps of real sessions', () => {
+describe.each(PLATFORMS)('Claude Code, real client, on %s: the traps of real sessions', (_platform, onMac) => {
   const WRITE = (path: string, content = 'x\n'): AssistantTurn => [{ type: 'tool_use', name: 'Write', input: { file_path: path, content } }];
   const BASH = (command: string): AssistantTurn => [{ type: 'tool_use', name: 'Bash', input: { command, description: 'run it' } }];
   const DONE = (report: object | null = REPORT): AssistantTurn => [{ type: 'text', text: answer('Done.', report) }];
@@ -84,7 +159,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
     installKit(repo);
     const listing = () => (readdirSync(join(repo!.dir, '.forge'), { recursive: true }) as string[]).sort();
     const before = listing(); // what install made: the state folder and its .gitignore
-    await session([WRITE(join(repo.dir, 'src/auth/a.ts')), DONE()], 'write it', { mode: null });
+    await session([WRITE(join(repo.dir, 'src/auth/a.ts')), DONE()], 'write it', { mode: null, onMac });
     expect(existsSync(join(repo.dir, 'src/auth/a.ts'))).toBe(true);
     expect(listing()).toEqual(before);
     expect(before.filter((n) => /spool\/|reflections\/|sessions\//.test(n))).toEqual([]);
@@ -99,7 +174,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
     const input = join(repo.dir, '.forge', 'reflection-input.json');
     const old = new Date(Date.now() - 3600_000);
     (await import('node:fs')).utimesSync(input, old, old);
-    await session([BASH('echo nothing to change'), DONE(null)], 'look around');
+    await session([BASH('echo nothing to change'), DONE(null)], 'look around', { onMac });
     const [sidecar] = sidecars();
     expect(sidecar?.confidence).toBeNull();
     expect(sidecar?.provenance.degraded).toBe(true);
@@ -118,7 +193,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
     repo.write('.gitignore', 'node_modules/\nvendor/\n');
     repo.git('add', '.gitignore');
     repo.git('commit', '-qm', 'ignore vendor');
-    await session([BASH('cd vendor/lib && echo note > note.txt'), WRITE(join(repo.dir, 'src/auth/login.ts')), DONE()], 'work in the vendored lib');
+    await session([BASH('cd vendor/lib && echo note > note.txt'), WRITE(join(repo.dir, 'src/auth/login.ts')), DONE()], 'work in the vendored lib', { onMac });
     expect(existsSync(join(nested, '.forge'))).toBe(false);
     const all = sidecars();
     expect(all).toHaveLength(1);
@@ -133,7 +208,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
     installKit(repo);
     repo.write('src/auth/draft.ts', 'the user\'s own unfinished work\n');
     repo.write('README.md', '# scratch\nedited by the user\n');
-    await session([WRITE(join(repo.dir, 'docs/guide.md'), '# guide\n'), DONE()], 'write the guide');
+    await session([WRITE(join(repo.dir, 'docs/guide.md'), '# guide\n'), DONE()], 'write the guide', { onMac });
     const [sidecar] = sidecars();
     expect(sidecar?.files_changed).toEqual(['docs/guide.md']);
     expect(sidecar?.risk.needs_review).toBe(false);
@@ -144,7 +219,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
     installKit(repo);
     const settings = join(repo.dir, '.claude', 'settings.json');
     const edited = readFileSync(settings, 'utf8').replace('"hooks"', '"permissions": {"allow": ["Bash(*)"]},\n  "hooks"');
-    await session([WRITE(settings, edited), DONE()], 'allow every command');
+    await session([WRITE(settings, edited), DONE()], 'allow every command', { onMac });
     const [sidecar] = sidecars();
     expect(sidecar?.files_changed).toContain('.claude/settings.json');
     expect(sidecar?.risk.surface).toBe('auth');
@@ -154,7 +229,7 @@ describe('Claude Code, real client: the traps of real sessions', () => {
   it('in the default permission mode the self-report in the final answer lands with no command and no prompt', async () => {
     repo = makeScratchRepo();
     installKit(repo);
-    const run = await session([DONE()], 'summarise the repo', { permissionMode: 'default' });
+    const run = await session([DONE()], 'summarise the repo', { permissionMode: 'default', onMac });
     const [sidecar] = sidecars();
     expect(sidecar?.session_id).toBe(run.sessionId);
     expect(sidecar?.confidence).toBe(0.55);

@@ -24,7 +24,7 @@ function knownFiles(): string[] {
   try {
     return kitFiles().map((f) => f.rel);
   } catch {
-    return ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/risk-table.sh', 'lib/snapshot.sh', 'lib/reflect-helper.cjs', 'lib/reflect-helper.mjs'];
+    return ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/fallback-sidecar.sh', 'lib/risk-table.sh', 'lib/snapshot.sh', 'lib/reflect-helper.cjs', 'lib/reflect-helper.mjs'];
   }
 }
 

@@ -45,16 +45,38 @@ export function checkNode(version = process.versions.node): Check {
   return major >= 20 ? ok('node', `v${version}`) : fail('node', `v${version}`, 'install Node.js 20 or newer');
 }
 
-export function checkTools(): Check {
-  const bash = spawnSync('bash', ['-c', 'echo ${BASH_VERSINFO[0]}'], { encoding: 'utf8' });
-  const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
-  if (bash.status !== 0) return fail('bash and git', 'bash not found', 'install bash 4 or newer');
-  if (Number(bash.stdout.trim()) < 4) return fail('bash and git', `bash ${bash.stdout.trim()}`, 'install bash 4 or newer (macOS: brew install bash)');
-  if (git.status !== 0) return fail('bash and git', 'git not found', 'install git');
-  return ok('bash and git', `bash ${bash.stdout.trim()}, ${git.stdout.trim()}`);
+/** The oldest bash the hooks run on: 3.2, every Mac's /bin/bash (Apple ships no newer one). */
+export const MIN_BASH: readonly [number, number] = [3, 2];
+const BASH_FIX = 'install bash 3.2 or newer and put it first on PATH: the registered hooks run the first `bash` on PATH (every macOS has 3.2 as /bin/bash; elsewhere your package manager\'s bash)';
+
+/**
+ * bash as the registered hooks find it (the first `bash` on `env.PATH`) and git. bash 3.2 or newer
+ * is ok; older, missing, or a `bash` that does not say its version fails with the fix.
+ */
+export function checkTools(env: NodeJS.ProcessEnv = process.env): Check {
+  const name = 'bash and git';
+  const bash = spawnSync('bash', ['-c', 'printf "%s %s %s\\n" "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}" "$BASH_VERSION"'], {
+    encoding: 'utf8',
+    env: { ...env, BASH_ENV: '' }, // as the registrations run it: no startup file
+    // stdin not a socket (Node's pipes are socketpairs): bash 3.2 takes a `bash -c` whose stdin is a
+    // socket for one started by rshd, and reads ~/.bashrc, which could print anything.
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 10_000,
+  });
+  if ((bash.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return fail(name, 'bash not found on PATH', BASH_FIX);
+  if (bash.error || bash.status === null) return fail(name, `\`bash\` on PATH did not run (${bash.error?.message ?? `signal ${bash.signal}`})`, BASH_FIX);
+  const seen = /^(\d+) (\d+) (\S+)\n?$/.exec(bash.stdout ?? '');
+  if (bash.status !== 0 || !seen) return fail(name, `\`bash\` on PATH does not say its version (exit ${bash.status})`, BASH_FIX);
+  const [major, minor, version] = [Number(seen[1]), Number(seen[2]), seen[3] as string];
+  if (major < MIN_BASH[0] || (major === MIN_BASH[0] && minor < MIN_BASH[1])) {
+    return fail(name, `bash ${version} is older than ${MIN_BASH.join('.')}, the oldest the hooks run on`, BASH_FIX);
+  }
+  const git = spawnSync('git', ['--version'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+  if (git.error || git.status !== 0) return fail(name, `bash ${version}; git not found`, 'install git');
+  return ok(name, `bash ${version}, ${git.stdout.trim()}`);
 }
 
-const HOOK_FILES = ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/risk-table.sh', 'lib/reflect-helper.cjs'];
+const HOOK_FILES = ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/fallback-sidecar.sh', 'lib/risk-table.sh', 'lib/reflect-helper.cjs'];
 const EXECUTABLE = new Set(['reflect-stop-hook.sh', 'reflect-event-hook.sh']);
 
 export function checkHooks(ctx: DoctorContext): Check {

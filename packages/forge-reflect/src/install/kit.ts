@@ -22,7 +22,7 @@ export { VENDORED_DIR };
 /** The two hook scripts Claude Code runs directly (they must stay executable). */
 const ENTRY_SCRIPTS = ['reflect-stop-hook.sh', 'reflect-event-hook.sh'] as const;
 /** Files the hooks cannot work without; all other files of hooks/lib/ are vendored as well. */
-const REQUIRED_LIB = ['common.sh', 'risk-table.sh', 'reflect-helper.cjs'] as const;
+const REQUIRED_LIB = ['common.sh', 'fallback-sidecar.sh', 'risk-table.sh', 'reflect-helper.cjs'] as const;
 
 export function settingsFileFor(local: boolean): string {
   return local ? SETTINGS_LOCAL : SETTINGS_SHARED;
