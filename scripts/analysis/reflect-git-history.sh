@@ -29,9 +29,10 @@
 # where fewer than half the commits are Conventional, a fix keyword) whose deleted or modified lines
 # blame (SZZ, at the fix's first parent) to commits inside the window: those commits, of any type,
 # are the causes. Not counted, each counted apart: dependency bumps, quoted reverts, reverts of
-# reverts, later copies of a patch (paths reduced to base names), delay-0 signals, fixes that only
-# add lines, fixes with nothing to blame (tests, docs, lockfiles, generated files, comments), fixes
-# whose lines predate the window.
+# reverts, the other copies of a patch (paths reduced to base names), signals written with their
+# cause (delay 0) or before it, fixes that only add lines, fixes with nothing to blame (tests, docs,
+# lockfiles, generated files, comments), fixes whose lines predate the window. Delays and the window
+# are by author date (a rebase keeps it), the committer date where that is missing or later.
 #
 # Gate heuristic (pre-registered, first match wins; docs/analysis.md):
 #   CI               the fix adds or changes a test, its message names a failing build or test, or

@@ -208,7 +208,7 @@ beforeAll(() => {
   // Dependency bumps: by a bot, and by a person with a deps scope touching only manifests.
   sha.botBump = commit(repo, 56, 'fix(deps): update dependency left-pad to v2', { 'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2"}}\n' }, BOT);
   sha.humanBump = commit(repo, 57, 'fix(deps): bump left-pad from 2.0.0 to 2.0.1', { 'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2.0.1"}}\n' });
-  // Delay 0: a cause and its fix committed in the same second (a rebased history).
+  // Delay 0: a cause and its fix written in the same second (a fix amended onto its own change).
   sha.rush = commit(repo, 58, 'feat: rush', { 'src/rush.ts': lines(3, 'r') });
   sha.fixRush = commit(repo, 58, 'fix: rush r1', { 'src/rush.ts': lines(3, 'r').replace('r1 = 1', 'r1 = 10') });
   // A history imported twice: the parser feature and its fix again, later, under imported/.
@@ -268,7 +268,7 @@ describe('SZZ over a constructed repository with known causes', () => {
     expect(aside[`${sha.botBump}:dependency_bump`].detail).toMatch(/bot/);
     expect(aside[`${sha.humanBump}:dependency_bump`].detail).toMatch(/deps/);
     expect(j.excluded).toEqual({
-      dependency_bump: 2, quoted_revert: 1, revert_of_revert: 1, duplicate: 1, delay_zero: 1, add_only: 1, nothing_to_blame: 1, cause_before_window: 1,
+      dependency_bump: 2, quoted_revert: 1, revert_of_revert: 1, duplicate: 1, delay_zero: 1, cause_after_fix: 0, add_only: 1, nothing_to_blame: 1, cause_before_window: 1,
     });
     expect(JSON.stringify(j.list)).not.toContain(sha.util); // the add-only fix is attached to nobody
   });
@@ -276,7 +276,7 @@ describe('SZZ over a constructed repository with known causes', () => {
   it('markdown names every exclusion and the evidence', () => {
     const md = analyze('--repo', repo, '--format', 'markdown').stdout;
     expect(md).toContain('Evidence: the heuristic alone');
-    expect(md).toContain('dependency bump 2, quoted revert 1, revert of revert 1, duplicate 1, delay zero 1, add only 1, nothing to blame 1, cause before window 1');
+    expect(md).toContain('dependency bump 2, quoted revert 1, revert of revert 1, duplicate 1, delay zero 1, cause after fix 0, add only 1, nothing to blame 1, cause before window 1');
   });
 });
 
@@ -339,9 +339,11 @@ describe('a shallow clone', () => {
   }, 60_000);
 });
 
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'tests', 'fixtures', 'analysis');
+
 describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-labelled.jsonl)', () => {
-  it('gives the agreement figures docs/analysis.md reports', () => {
-    const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'tests', 'fixtures', 'analysis', 'p2-commitlint-labelled.jsonl');
+  it('as drawn (committer-date delays): the agreement figures docs/analysis.md reports', () => {
+    const fixture = join(FIXTURES, 'p2-commitlint-labelled.jsonl');
     const [header, ...rows] = readFileSync(fixture, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(header.population).toEqual({ ci: 47, human_review: 8, self_reflection: 7 });
     const labelled = rows.map((r: any) => ({
@@ -358,5 +360,55 @@ describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-
     expect(s.self_share.ci?.[0]).toBeCloseTo(0.1809, 4);
     expect(s.self_share.ci?.[1]).toBeCloseTo(0.4854, 4);
     expect(s.non_failure.p).toBeCloseTo(0.1374, 4);
+  });
+
+  it('re-measured with author-date delays (p2-commitlint-author-dates.json): the figures docs/analysis.md reports', () => {
+    const [, ...rows] = readFileSync(join(FIXTURES, 'p2-commitlint-labelled.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const now = JSON.parse(readFileSync(join(FIXTURES, 'p2-commitlint-author-dates.json'), 'utf8'));
+    // The heuristic: 62 signals by committer date, 82 by author date; nothing is set aside as delay 0.
+    expect(now.before.signals.total).toBe(62);
+    expect(now.before.excluded.delay_zero).toBe(24);
+    expect(now.signals).toEqual({ total: 82, reverts: 15, fixes: 67, capped: 0 });
+    expect(now.buckets).toEqual({ ci: 56, human_review: 12, self_reflection: 14 });
+    expect(now.excluded).toMatchObject({ duplicate: 25, delay_zero: 0, cause_after_fix: 0, cause_before_window: 127 });
+    expect(now.dates).toMatchObject({ by: 'author_and_committer', missing: 0, later: 5 });
+    const heuristic = wilson(14, 82);
+    expect([heuristic.ci?.[0], heuristic.ci?.[1]].map((x) => Math.round((x as number) * 1000) / 10)).toEqual([10.5, 26.6]);
+    // 22 signals entered (all set aside as delay 0 before), among them the issue's example.
+    expect(now.entered).toHaveLength(22);
+    expect(now.entered.every((e: any) => e.before === 'delay_zero')).toBe(true);
+    const submodules = now.entered.find((e: any) => e.id.startsWith('83b1a47d9b'));
+    expect(submodules).toMatchObject({ fixes: expect.stringMatching(/^cc575fa6a9/), bucket: 'self_reflection' });
+    expect(submodules.delay_days).toBeCloseTo(9.834, 3);
+    // 2 left: labelled real failures whose causes were written 16.6 and 32.6 d before the fix on
+    // long-lived branches (merged 2.6 and 5.7 d before): outside the 14 d window by author date.
+    expect(now.left.map((l: any) => [l.id.slice(0, 10), l.reason, l.delay_days_by_author, l.delay_days_by_committer])).toEqual([
+      ['1f0c5ca4ea', 'cause_before_window', 16.58, 2.59],
+      ['baed8b1b1d', 'cause_before_window', 32.58, 5.73],
+    ]);
+    // The labels, read against the signals as counted now: 38 of the 40 rows are still signals.
+    const bySha = new Map(now.sheet_rows.map((r: any) => [r.id, r]));
+    const labelled = rows.filter((r: any) => (bySha.get(r.id) as any).counted).map((r: any) => {
+      const c = bySha.get(r.id) as any;
+      return { id: r.id, bucket: c.bucket, fixes: c.fixes, candidates: c.candidates, human: r.human };
+    });
+    expect(labelled).toHaveLength(38);
+    // The strata the sample was drawn from, less the two signals that left (both ci): 45, 8, 7.
+    const s = labelStats(labelled, { ci: 45, human_review: 8, self_reflection: 7 });
+    expect([s.rows, s.labelled, s.failures]).toEqual([38, 38, 33]);
+    expect([s.cause.primary.k, s.cause.any.k, s.cause.named]).toEqual([26, 27, 31]);
+    expect([s.per_bucket.ci.agree, s.per_bucket.ci.failures]).toEqual([8, 19]);
+    expect([s.per_bucket.human_review.agree, s.per_bucket.human_review.failures]).toEqual([1, 7]);
+    expect([s.per_bucket.self_reflection.agree, s.per_bucket.self_reflection.failures]).toEqual([7, 7]);
+    expect(s.kappa.kappa).toBeCloseTo(0.2638, 4);
+    expect(s.self_share.p).toBeCloseTo(0.3305, 4);
+    expect(s.self_share.ci?.[0]).toBeCloseTo(0.1904, 4);
+    expect(s.self_share.ci?.[1]).toBeCloseTo(0.5088, 4);
+    expect(s.non_failure.p).toBeCloseTo(0.1471, 4);
+    // Weighted to all 82 signals (the 22 that entered are unlabelled; assumed like their bucket's rows).
+    const all = labelStats(labelled, now.buckets);
+    expect(all.self_share.p).toBeCloseTo(0.394, 3);
+    expect(all.self_share.ci?.[0]).toBeCloseTo(0.245, 3);
+    expect(all.self_share.ci?.[1]).toBeCloseTo(0.566, 3);
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitKind, namesFailingCheck, parseConventional, parseRevert } from '../src/analysis/commit-message.js';
 import { classifyGate } from '../src/analysis/gates.js';
 import { analyzeGitHistory } from '../src/analysis/git-history.js';
-import { parseRecord, RecordSplitter } from '../src/analysis/git-log.js';
+import { parseRecord, RecordSplitter, writtenAt } from '../src/analysis/git-log.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-reflect.js');
 const DAY = 86_400;
@@ -69,8 +69,8 @@ describe('the git log record parser', () => {
   it('parses renames, merges, root commits and records split across chunks', () => {
     const records: string[] = [];
     const splitter = new RecordSplitter((r) => records.push(r));
-    const text = `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001fAnn <a@x>\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
-      `\u001e${'b'.repeat(40)}\u001f\u001f50\u001fBob <b@x>\u001froot\n\u001f\0\nA\0old.ts\0`;
+    const text = `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001f90\u001fAnn <a@x>\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
+      `\u001e${'b'.repeat(40)}\u001f\u001f50\u001f\u001fBob <b@x>\u001froot\n\u001f\0\nA\0old.ts\0`;
     for (let i = 0; i < text.length; i += 7) splitter.push(text.slice(i, i + 7));
     splitter.end();
     expect(records).toHaveLength(2);
@@ -78,7 +78,20 @@ describe('the git log record parser', () => {
     expect(first?.files).toEqual([{ status: 'R', path: 'new.ts', from: 'old.ts' }, { status: 'M', path: 'c.ts' }]);
     expect(first?.message).toBe('feat: x\n\nbody');
     expect(first?.author).toBe('Ann <a@x>');
-    expect(parseRecord(records[1] as string)?.parents).toEqual([]);
+    expect([first?.time, first?.authorTime]).toEqual([100, 90]);
+    const root = parseRecord(records[1] as string);
+    expect(root?.parents).toEqual([]);
+    expect(root?.authorTime).toBeNull(); // an empty %at (a commit with no usable author date)
+  });
+
+  it('a change is written at its author date, else at its committer date (missing, 0, or later)', () => {
+    expect(writtenAt({ time: 100, authorTime: 90 })).toEqual({ time: 90, source: 'author' });
+    expect(writtenAt({ time: 100, authorTime: 100 })).toEqual({ time: 100, source: 'author' });
+    expect(writtenAt({ time: 100, authorTime: null })).toEqual({ time: 100, source: 'missing' });
+    expect(writtenAt({ time: 100 })).toEqual({ time: 100, source: 'missing' });
+    expect(writtenAt({ time: 100, authorTime: 101 })).toEqual({ time: 100, source: 'later' });
+    const rec = (at: string) => parseRecord(`${'c'.repeat(40)}\u001f\u001f100\u001f${at}\u001fA <a@x>\u001fx\n\u001f`)?.authorTime;
+    expect([rec('0'), rec(''), rec('abc'), rec('99999999999999999999'), rec('42')]).toEqual([null, null, null, null, 42]);
   });
 });
 

@@ -7,16 +7,20 @@
  * Signals: a real revert (its own subject or `This reverts commit` paragraph; the cause is the
  * reverted commit), and a fix whose blamed lines were last touched inside the window (SZZ; the
  * causes are those commits, of any type). Not failures, counted apart: dependency bumps, reverts only
- * quoted in a squash body, reverts of reverts, later copies of a patch already seen, signals with a
- * delay of 0, fixes that only add lines, fixes with nothing left to blame, fixes whose blamed lines
- * all predate the window.
+ * quoted in a squash body, reverts of reverts, the other copies of a patch seen more than once,
+ * signals written together with their cause (delay 0) or before it, fixes that only add lines, fixes
+ * with nothing left to blame, fixes whose blamed lines all predate the window.
+ *
+ * Time is when a change was written: its author date, which a rebase or an import keeps, with the
+ * committer date only where the author date is missing or later (git-log.ts `writtenAt`). Delays and
+ * the window are measured on it; the committer date orders the history and bounds the walk.
  */
 import { commitKind, ownRevert, parseConventional, parseRevert, subjectOf, type RevertInfo } from './commit-message.js';
 import { against, wilson, type Proportion } from './agreement.js';
 import { dependencyBump } from './dependency-bumps.js';
 import type { FileDiff } from './fix-diff.js';
 import { classifyGate, GATES, type Gate } from './gates.js';
-import type { Commit } from './git-log.js';
+import { writtenAt, type Commit, type DateSource } from './git-log.js';
 import { findDuplicates, patchFingerprint } from './patch-dedup.js';
 import { markdownOpening } from './report-markdown.js';
 import { planBlame, type BlameLineGroup, type BlamePlan } from './szz.js';
@@ -25,7 +29,11 @@ import type { Verdict } from './verdict.js';
 export const SELF_SHARE_KILL = 0.1;
 export const MIN_SIGNALS = 10;
 export const EXAMPLES_PER_BUCKET = 5;
-/** A signal this close to its cause (seconds) comes from a rewritten or imported history. */
+/**
+ * A signal written this close to its cause (seconds, by author date) was written with it: a fix
+ * squashed into or amended onto its own change. Committer dates are not used for this, since a
+ * rebase or an import gives a feature and its fix the same committer date.
+ */
 export const DELAY_ZERO_SECONDS = 60;
 
 export const GIT_KILL_CONDITION =
@@ -38,7 +46,9 @@ export const GIT_KILL_CONDITION =
 export interface Cause {
   sha: string;
   subject: string;
+  /** When it was written: its author date (the committer date where that is missing or later). */
   at: string;
+  committed_at: string;
   /** Blamed lines last touched by it (null for a revert's target). */
   lines: number | null;
   type: string;
@@ -48,12 +58,15 @@ export interface Signal {
   kind: 'revert' | 'fix';
   sha: string;
   subject: string;
+  /** When it was written: its author date (the committer date where that is missing or later). */
   at: string;
+  committed_at: string;
   /** The primary cause: the reverted commit, or the most recent blamed commit inside the window. */
   fixes: string | null;
   /** Every blamed commit inside the window, most recent first (fix signals). */
   candidates: string[];
   causes: Cause[];
+  /** From the cause's `at` to the fix's `at` (author dates, so a rebase does not reset it). */
   delay_days: number | null;
   gate: Gate;
   rule: string;
@@ -67,12 +80,13 @@ export type ExclusionReason =
   | 'revert_of_revert'
   | 'duplicate'
   | 'delay_zero'
+  | 'cause_after_fix'
   | 'add_only'
   | 'nothing_to_blame'
   | 'cause_before_window';
 
 export const EXCLUSIONS: readonly ExclusionReason[] = [
-  'dependency_bump', 'quoted_revert', 'revert_of_revert', 'duplicate', 'delay_zero', 'add_only', 'nothing_to_blame', 'cause_before_window',
+  'dependency_bump', 'quoted_revert', 'revert_of_revert', 'duplicate', 'delay_zero', 'cause_after_fix', 'add_only', 'nothing_to_blame', 'cause_before_window',
 ];
 
 export interface SetAsideSignal {
@@ -82,8 +96,21 @@ export interface SetAsideSignal {
   at: string;
   reason: ExclusionReason;
   detail: string;
-  /** For a duplicate, the earlier copy; for a delay-0 signal, its cause. */
+  /** For a duplicate, the copy that stays; for a delay-0 or cause-after-fix signal, its cause. */
   of: string | null;
+}
+
+/** Which dates the delays were measured on, and where the author date could not be used. */
+export interface DateBasis {
+  /** `author` when every commit read has a usable author date; `committer` when none has. */
+  by: 'author' | 'author_and_committer' | 'committer';
+  /** Commits read whose author date was used. */
+  author: number;
+  /** Commits read with no usable author date (an empty or unparseable field): committer date used. */
+  missing: number;
+  /** Commits read whose author date is later than the committer date: committer date used. */
+  later: number;
+  note: string;
 }
 
 export interface ShallowInfo {
@@ -121,6 +148,7 @@ export interface GitHistoryReport {
   evidence: 'heuristic' | 'labels';
   mode: 'conventional' | 'keyword';
   commits: { read: number; in_range: number; merges: number; roots: number; renames: number };
+  dates: DateBasis;
   signals: { total: number; reverts: number; fixes: number; capped: number };
   self_share: Proportion;
   excluded: Record<ExclusionReason, number>;
@@ -152,9 +180,35 @@ export interface Screened {
   candidates: Candidate[];
   early: SetAsideSignal[];
   counts: GitHistoryReport['commits'];
+  /** Each commit's written time (seconds): author date, else committer date. */
+  written: Map<string, number>;
+  dates: DateBasis;
 }
 
 const iso = (t: number) => new Date(t * 1000).toISOString();
+
+/** The report's account of the dates it measured on. */
+export function dateBasis(sources: Record<DateSource, number>): DateBasis {
+  const { author, missing, later } = sources;
+  const fallback = missing + later;
+  const parts = [
+    missing > 0 ? `${missing} with no usable author date (an empty or unparseable field)` : null,
+    later > 0 ? `${later} whose author date is later than the committer date` : null,
+  ].filter((x): x is string => x !== null);
+  let by: DateBasis['by'];
+  let note: string;
+  if (author === 0 && fallback > 0) {
+    by = 'committer';
+    note = `no commit has a usable author date (${parts.join('; ')}): delays fall back to committer dates, which a rebase or an import resets, so a rebased fix and its cause can look written together and be set aside as delay 0`;
+  } else if (fallback > 0) {
+    by = 'author_and_committer';
+    note = `delays by author date (when each change was written); committer date for ${fallback} of ${author + fallback} commits: ${parts.join('; ')}`;
+  } else {
+    by = 'author';
+    note = 'delays by author date (when each change was written), which a rebase or an import keeps';
+  }
+  return { by, author, missing, later, note };
+}
 
 /** Stage 1: the commits that may be signals (fixes and real reverts in range), and the early exclusions. */
 export function screenCommits(input: readonly Commit[], options: Pick<GitHistoryOptions, 'since'>): Screened {
@@ -166,17 +220,23 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
   const candidates: Candidate[] = [];
   const early: SetAsideSignal[] = [];
   const sinceSec = options.since / 1000;
+  const written = new Map<string, number>();
+  const sources: Record<DateSource, number> = { author: 0, missing: 0, later: 0 };
   for (const c of commits) {
     bySha.set(c.sha, c);
+    const w = writtenAt(c);
+    written.set(c.sha, w.time);
+    sources[w.source]++;
     const isMerge = c.parents.length > 1;
     if (isMerge) counts.merges++;
     if (c.parents.length === 0) counts.roots++;
     counts.renames += c.files.filter((f) => f.status === 'R').length;
-    if (c.time < sinceSec) continue;
+    // In range by when it was written (never after its committer date, so git log --since still reads it).
+    if (w.time < sinceSec) continue;
     counts.in_range++;
     if (isMerge) continue; // merges are never signals themselves
     const subject = subjectOf(c.message);
-    const base = { sha: c.sha, subject, at: iso(c.time), of: null };
+    const base = { sha: c.sha, subject, at: iso(w.time), of: null };
     const own = ownRevert(c.message);
     const kind = own ? 'revert' : commitKind(c.message, mode);
     const quoted = !own && Boolean(parseRevert(c.message));
@@ -194,17 +254,29 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
     if (quoted) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
     candidates.push({ commit: c, kind: kind === 'revert' ? 'revert' : 'fix', revert: own });
   }
-  return { mode, commits, bySha, candidates, early, counts };
+  return { mode, commits, bySha, candidates, early, counts, written, dates: dateBasis(sources) };
 }
 
-/** Stage 2 (pure): duplicates, and what to blame for each remaining fix. */
-export function planEvidence(screened: Screened, diffs: Evidence['diffs']): { duplicates: Map<string, string>; plans: Map<string, BlamePlan> } {
-  const duplicates = findDuplicates(screened.candidates.map((c) => ({ sha: c.commit.sha, fingerprint: patchFingerprint(diffs.get(c.commit.sha) ?? []) })));
-  const plans = new Map<string, BlamePlan>();
-  for (const c of screened.candidates) {
-    if (c.kind === 'fix' && !duplicates.has(c.commit.sha)) plans.set(c.commit.sha, planBlame(diffs.get(c.commit.sha) ?? []));
+/**
+ * Stage 2 (pure): the copies of each patch (a history imported twice, a cherry-pick), and what to
+ * blame for each fix. Every copy is blamed, so the copy that stays can be the one that keeps a cause.
+ */
+export function planEvidence(screened: Screened, diffs: Evidence['diffs']): { copies: Map<string, string[]>; plans: Map<string, BlamePlan> } {
+  const at = (c: Candidate) => screened.written.get(c.commit.sha) ?? c.commit.time;
+  // Oldest written first (the original before its copies), then oldest committed, then history order.
+  const ordered = screened.candidates.map((c, i) => ({ c, i })).sort((a, b) => at(a.c) - at(b.c) || a.c.commit.time - b.c.commit.time || a.i - b.i).map((x) => x.c);
+  const dupOf = findDuplicates(ordered.map((c) => ({ sha: c.commit.sha, fingerprint: patchFingerprint(diffs.get(c.commit.sha) ?? []) })));
+  const copies = new Map<string, string[]>();
+  for (const c of ordered) {
+    const first = dupOf.get(c.commit.sha);
+    if (first === undefined) continue;
+    let group = copies.get(first);
+    if (!group) copies.set(first, (group = [first]));
+    group.push(c.commit.sha);
   }
-  return { duplicates, plans };
+  const plans = new Map<string, BlamePlan>();
+  for (const c of screened.candidates) if (c.kind === 'fix') plans.set(c.commit.sha, planBlame(diffs.get(c.commit.sha) ?? []));
+  return { copies, plans };
 }
 
 function findSha(bySha: Map<string, Commit>, sha: string): Commit | undefined {
@@ -214,97 +286,129 @@ function findSha(bySha: Map<string, Commit>, sha: string): Commit | undefined {
   return undefined;
 }
 
-function causeOf(c: Commit, lines: number | null, mode: 'conventional' | 'keyword'): Cause {
-  const header = parseConventional(subjectOf(c.message));
-  const type = c.parents.length > 1 ? 'merge' : header ? header.type : commitKind(c.message, mode);
-  return { sha: c.sha, subject: subjectOf(c.message), at: iso(c.time), lines, type };
-}
+type Judged = { signal: Signal; setAside?: undefined; lines: number; blamed: boolean } | { signal?: undefined; setAside: SetAsideSignal; lines: number; blamed: boolean };
 
 export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryOptions, evidence: Evidence): GitHistoryReport {
   const screened = screenCommits(input, options);
-  const { mode, bySha, counts } = screened;
-  const { duplicates, plans } = planEvidence(screened, evidence.diffs);
+  const { mode, bySha, counts, written } = screened;
+  const { copies, plans } = planEvidence(screened, evidence.diffs);
   const windowSec = options.windowMs / 1000;
-  const signals: Signal[] = [];
-  const setAside: SetAsideSignal[] = [...screened.early];
-  const setAsideLines: Record<string, number> = {};
-  let fixesBlamed = 0;
-  let linesBlamed = 0;
+  const at = (c: Commit) => written.get(c.sha) ?? c.time;
+  const causeOf = (c: Commit, lines: number | null): Cause => {
+    const header = parseConventional(subjectOf(c.message));
+    const type = c.parents.length > 1 ? 'merge' : header ? header.type : commitKind(c.message, mode);
+    return { sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)), committed_at: iso(c.time), lines, type };
+  };
   const bySubject = new Map<string, Commit>();
   for (const c of screened.commits) if (!bySubject.has(subjectOf(c.message))) bySubject.set(subjectOf(c.message), c);
   const gateOf = (fix: Commit, inducing: readonly string[], defect: readonly string[]) =>
     classifyGate({ fixFiles: fix.files.map((f) => f.path), fixMessage: fix.message, inducingFiles: inducing, defectFiles: defect, repoName: options.repoName ?? null });
-
-  for (const cand of screened.candidates) {
-    const c = cand.commit;
-    const base = { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(c.time) };
-    const dup = duplicates.get(c.sha);
-    if (dup) {
-      setAside.push({ ...base, reason: 'duplicate', detail: `the same patch (paths reduced to base names) as ${dup.slice(0, 10)}`, of: dup });
-      continue;
+  const dated = (c: Commit) => (writtenAt(c).source === 'author' ? 'author date' : 'committer date');
+  /** Why a signal has no delay to count: written together with its cause, or before it. Null when it has one. */
+  const noDelay = (fix: Commit, cause: Commit, what: string): { reason: ExclusionReason; detail: string } | null => {
+    const delay = at(fix) - at(cause);
+    if (delay > DELAY_ZERO_SECONDS) return null;
+    const by = dated(fix) === dated(cause) ? `by ${dated(fix)}` : `the fix by ${dated(fix)}, the cause by ${dated(cause)}`;
+    if (delay < -DELAY_ZERO_SECONDS) {
+      return { reason: 'cause_after_fix', detail: `${what} ${cause.sha.slice(0, 10)} was written ${(-delay / 86_400).toFixed(2)} d after the fix (${by}): a squashed or re-dated cause, no delay to measure` };
     }
+    return { reason: 'delay_zero', detail: `${what} ${cause.sha.slice(0, 10)} was written at the same time (${by}, within ${DELAY_ZERO_SECONDS} s): fixed with its cause, not found later` };
+  };
+
+  const judge = (cand: Candidate): Judged => {
+    const c = cand.commit;
+    const base = { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)) };
+    const signalBase = { ...base, committed_at: iso(c.time) };
+    const aside = (reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged => ({ setAside: { ...base, reason, detail, of }, lines, blamed });
     if (cand.kind === 'revert') {
       const r = cand.revert as RevertInfo;
       let target = r.sha ? findSha(bySha, r.sha) : undefined;
       if (!target && r.quoted) target = bySubject.get(r.kind === 'reapply' ? `Revert "${r.quoted}"` : r.quoted);
-      if (target && target.time > c.time) target = undefined;
+      if (target && target.time > c.time) target = undefined; // committed after the revert: not its target
       const ofRevert = r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
-      if (ofRevert) {
-        setAside.push({ ...base, reason: 'revert_of_revert', detail: 'restores a reverted change; the first revert is the failure signal', of: target?.sha ?? r.sha });
-        continue;
-      }
-      const delay = target ? c.time - target.time : null;
-      if (target && delay !== null && delay <= DELAY_ZERO_SECONDS) {
-        setAside.push({ ...base, reason: 'delay_zero', detail: `reverts ${target.sha.slice(0, 10)} committed at the same time (a rewritten history)`, of: target.sha });
-        continue;
-      }
+      if (ofRevert) return aside('revert_of_revert', 'restores a reverted change; the first revert is the failure signal', target?.sha ?? r.sha);
+      const none = target ? noDelay(c, target, 'the reverted commit') : null;
+      if (target && none) return aside(none.reason, none.detail, target.sha);
       const inducing = (target ?? c).files.map((f) => f.path);
       const gate = gateOf(c, inducing, inducing);
-      signals.push({
-        ...base, fixes: target?.sha ?? r.sha, candidates: target ? [target.sha] : [], causes: target ? [causeOf(target, null, mode)] : [],
-        delay_days: delay === null ? null : delay / 86_400, ...gate, capped: false,
-      });
-      continue;
+      return {
+        signal: {
+          ...signalBase, fixes: target?.sha ?? r.sha, candidates: target ? [target.sha] : [], causes: target ? [causeOf(target, null)] : [],
+          delay_days: target ? (at(c) - at(target)) / 86_400 : null, ...gate, capped: false,
+        },
+        lines: 0,
+        blamed: false,
+      };
     }
     const plan = plans.get(c.sha) as BlamePlan;
-    for (const [k, v] of Object.entries(plan.setAside)) setAsideLines[k] = (setAsideLines[k] ?? 0) + v;
     if (plan.lines === 0) {
-      if (plan.added > 0) setAside.push({ ...base, reason: 'add_only', detail: 'no blamed cause: the fix only adds lines (outside tests, docs, lockfiles and generated files)', of: null });
-      else setAside.push({ ...base, reason: 'nothing_to_blame', detail: 'no blamed cause: the fix changes only tests, docs, lockfiles, generated files, comments or blank lines', of: null });
-      continue;
+      if (plan.added > 0) return aside('add_only', 'no blamed cause: the fix only adds lines (outside tests, docs, lockfiles and generated files)', null);
+      return aside('nothing_to_blame', 'no blamed cause: the fix changes only tests, docs, lockfiles, generated files, comments or blank lines', null);
     }
-    fixesBlamed++;
-    linesBlamed += plan.lines;
+    const start = at(c) - windowSec;
     const groups = evidence.blames.get(c.sha) ?? [];
     const lines = new Map<string, number>();
     const paths = new Map<string, Set<string>>();
     for (const raw of groups) {
       // A branch commit older than the window, brought in by a merge inside it: the merge is the cause.
       const viaMerge = raw.via ? bySha.get(raw.via) : undefined;
-      const early = (bySha.get(raw.sha)?.time ?? 0) < c.time - windowSec;
-      const g = early && viaMerge && viaMerge.time >= c.time - windowSec ? { ...raw, sha: viaMerge.sha } : raw;
+      const writer = bySha.get(raw.sha);
+      const early = (writer ? at(writer) : 0) < start;
+      const g = early && viaMerge && at(viaMerge) >= start ? { ...raw, sha: viaMerge.sha } : raw;
       const cause = bySha.get(g.sha);
-      if (g.boundary || !cause || cause.time < c.time - windowSec || cause.sha === c.sha) continue;
+      if (g.boundary || !cause || at(cause) < start || cause.sha === c.sha) continue;
       lines.set(g.sha, (lines.get(g.sha) ?? 0) + g.lines);
       if (!paths.has(g.sha)) paths.set(g.sha, new Set());
       paths.get(g.sha)?.add(g.path);
     }
-    if (lines.size === 0) {
-      setAside.push({ ...base, reason: 'cause_before_window', detail: `its ${plan.lines} blamed line(s) were last touched before the window`, of: null });
-      continue;
-    }
-    const causes = [...lines.keys()].map((s) => bySha.get(s) as Commit).sort((a, b) => b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
+    if (lines.size === 0) return aside('cause_before_window', `its ${plan.lines} blamed line(s) were last touched before the window`, null, plan.lines, true);
+    // Most recently written first (R-SZZ); committer order, then blamed lines, break ties.
+    const causes = [...lines.keys()].map((s) => bySha.get(s) as Commit).sort((a, b) => at(b) - at(a) || b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
     const primary = causes[0] as Commit;
-    const delay = c.time - primary.time;
-    if (delay <= DELAY_ZERO_SECONDS) {
-      setAside.push({ ...base, reason: 'delay_zero', detail: `its cause ${primary.sha.slice(0, 10)} was committed at the same time (a rewritten history)`, of: primary.sha });
+    const none = noDelay(c, primary, 'its cause');
+    if (none) return aside(none.reason, none.detail, primary.sha, plan.lines, true);
+    const gate = gateOf(c, primary.files.map((f) => f.path), [...(paths.get(primary.sha) ?? [])]);
+    return {
+      signal: {
+        ...signalBase, fixes: primary.sha, candidates: causes.map((x) => x.sha), causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0)),
+        delay_days: (at(c) - at(primary)) / 86_400, ...gate, capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
+      },
+      lines: plan.lines,
+      blamed: true,
+    };
+  };
+
+  const judged = new Map(screened.candidates.map((cand) => [cand.commit.sha, judge(cand)]));
+  // Of the copies of one patch, the one that stays is the earliest that keeps a cause (a signal),
+  // else the earliest; the others are duplicates of it. An imported copy can be the one with a cause
+  // when the original's own history was rewritten.
+  const duplicateOf = new Map<string, string>();
+  for (const group of copies.values()) {
+    const stays = group.find((s) => judged.get(s)?.signal) ?? (group[0] as string);
+    for (const s of group) if (s !== stays) duplicateOf.set(s, stays);
+  }
+
+  const signals: Signal[] = [];
+  const setAside: SetAsideSignal[] = [...screened.early];
+  const setAsideLines: Record<string, number> = {};
+  let fixesBlamed = 0;
+  let linesBlamed = 0;
+  for (const cand of screened.candidates) {
+    const c = cand.commit;
+    const stays = duplicateOf.get(c.sha);
+    if (stays) {
+      setAside.push({ kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)), reason: 'duplicate', detail: `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`, of: stays });
       continue;
     }
-    const gate = gateOf(c, primary.files.map((f) => f.path), [...(paths.get(primary.sha) ?? [])]);
-    signals.push({
-      ...base, fixes: primary.sha, candidates: causes.map((x) => x.sha), causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0, mode)),
-      delay_days: delay / 86_400, ...gate, capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
-    });
+    const plan = plans.get(c.sha);
+    if (plan) for (const [k, v] of Object.entries(plan.setAside)) setAsideLines[k] = (setAsideLines[k] ?? 0) + v;
+    const j = judged.get(c.sha) as Judged;
+    if (j.blamed) {
+      fixesBlamed++;
+      linesBlamed += j.lines;
+    }
+    if (j.signal) signals.push(j.signal);
+    else setAside.push(j.setAside);
   }
 
   const total = signals.length;
@@ -333,6 +437,7 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     evidence: 'heuristic',
     mode,
     commits: counts,
+    dates: screened.dates,
     signals: { total, reverts: signals.filter((s) => s.kind === 'revert').length, fixes: signals.filter((s) => s.kind === 'fix').length, capped: signals.filter((s) => s.capped).length },
     self_share: selfShare,
     excluded,
@@ -361,7 +466,10 @@ export function depthNote(options: GitHistoryOptions, commits: readonly Commit[]
   const edge = options.shallow.boundaryTime;
   const windowSec = options.windowMs / 1000;
   // The earliest commit that may be a signal needs its window; in a shallow clone that is at least the edge.
-  const earliest = commits.reduce((m, c) => (c.time >= options.since / 1000 ? Math.min(m, c.time) : m), Infinity);
+  const earliest = commits.reduce((m, c) => {
+    const t = writtenAt(c).time;
+    return t >= options.since / 1000 ? Math.min(m, t) : m;
+  }, Infinity);
   const needs = (earliest === Infinity ? options.since / 1000 : earliest) - windowSec;
   const base = `shallow clone: blame reaches back to ${iso(edge)} (${options.shallow.boundaryCommits} boundary commit(s))`;
   if (needs < edge) return { short: true, text: `${base}; the window needs ${iso(Math.max(0, needs))}; fetch more history (git fetch --unshallow, or --shallow-since)` };
@@ -373,6 +481,7 @@ export function renderGitHistoryMarkdown(r: GitHistoryReport): string {
     ...markdownOpening('P2: failure signals in git history, by the gate that would catch them', r),
     `Evidence: ${r.evidence === 'labels' ? 'a labelled sample' : 'the heuristic alone (no labels)'}.`,
     `Commits read ${r.commits.read}, in range ${r.commits.in_range} (merges ${r.commits.merges}, roots ${r.commits.roots}, renames ${r.commits.renames}); fix rule: ${r.mode}.`,
+    `Dates: ${r.dates.note}.`,
     `Signals: ${r.signals.total} (${r.signals.reverts} reverts, ${r.signals.fixes} fixes by blame; ${r.signals.capped} capped). Blame: ${r.blame.fixes_blamed} fixes, ${r.blame.lines_blamed} lines; ${r.blame.depth}.`,
     `Not counted: ${EXCLUSIONS.map((e) => `${e.replace(/_/g, ' ')} ${r.excluded[e]}`).join(', ')}.`,
     '',

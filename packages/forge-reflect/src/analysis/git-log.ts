@@ -16,8 +16,13 @@ export interface FileChange {
 export interface Commit {
   sha: string;
   parents: string[];
-  /** Committer time, seconds since the epoch. */
+  /** Committer time, seconds since the epoch: the order of the history (a rebase resets it). */
   time: number;
+  /**
+   * Author time, seconds since the epoch: when the change was written (a rebase keeps it). null
+   * when git gave no usable author date (an empty or unparseable field, or 0); absent when unknown.
+   */
+  authorTime?: number | null;
   message: string;
   files: FileChange[];
   /** `Name <email>` of the author (dependency bots are recognised by it). */
@@ -27,14 +32,38 @@ export interface Commit {
 /** The record separator that starts each commit in the formats the analyses ask git for. */
 export const RS = '\u001e';
 const US = '\u001f';
-export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%aN <%aE>${US}%B${US}`;
+export const LOG_FORMAT = `${RS}%H${US}%P${US}%ct${US}%at${US}%aN <%aE>${US}%B${US}`;
+
+/** `%at` as seconds, or null when git printed nothing usable (a missing or malformed author date prints "" or 0). */
+function parseEpoch(text: string): number | null {
+  const t = text.trim();
+  if (!/^\d{1,15}$/.test(t)) return null;
+  const n = Number(t);
+  return n > 0 ? n : null;
+}
+
+/** Which date a commit's "written" time comes from. */
+export type DateSource = 'author' | 'missing' | 'later';
+
+/**
+ * When the change was written: the author date, or the committer date where the author date is
+ * missing (`missing`) or later than the committer date (`later`: a clock set wrong, or a date made
+ * up). Delays are measured on it, since a rebase or an import resets committer dates but keeps
+ * author dates.
+ */
+export function writtenAt(c: Pick<Commit, 'time' | 'authorTime'>): { time: number; source: DateSource } {
+  const a = c.authorTime;
+  if (a === null || a === undefined || !Number.isFinite(a)) return { time: c.time, source: 'missing' };
+  if (a > c.time) return { time: c.time, source: 'later' };
+  return { time: a, source: 'author' };
+}
 
 /** One record (the text between two record separators). Returns null when malformed. */
 export function parseRecord(record: string): Commit | null {
   const parts = record.split(US);
-  if (parts.length < 6) return null;
-  const [sha, parents, time, author, message] = parts as [string, string, string, string, string];
-  const rest = parts.slice(5).join(US);
+  if (parts.length < 7) return null;
+  const [sha, parents, time, authorTime, author, message] = parts as [string, string, string, string, string, string];
+  const rest = parts.slice(6).join(US);
   const tokens = rest.split('\0').map((t) => t.replace(/^\n+/, ''));
   const files: FileChange[] = [];
   let i = 0;
@@ -57,6 +86,7 @@ export function parseRecord(record: string): Commit | null {
     sha: sha.trim(),
     parents: parents.trim() === '' ? [] : parents.trim().split(' '),
     time: Number(time),
+    authorTime: parseEpoch(authorTime),
     message: message.replace(/\n+$/, ''),
     files,
     author,

@@ -24,7 +24,8 @@ export function patchFingerprint(files: readonly FileDiff[]): string | null {
 
 /**
  * Given commits oldest first with their fingerprints, maps each later copy to the first commit
- * with the same fingerprint and the same subject-free patch (the earliest copy is the original).
+ * with the same fingerprint and the same subject-free patch. git-history.ts orders them by when they
+ * were written and decides which copy of each group stays (the first that keeps a cause).
  */
 export function findDuplicates(items: ReadonlyArray<{ sha: string; fingerprint: string | null }>): Map<string, string> {
   const first = new Map<string, string>();

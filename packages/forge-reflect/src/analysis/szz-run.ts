@@ -141,7 +141,10 @@ export async function collectEvidence(repo: string, commits: readonly Commit[], 
     for (const t of plan.targets) {
       const lines: number[] = [];
       for (const [a, b] of t.ranges) for (let n = a; n <= b; n++) lines.push(n);
-      const r = traceLines({ start: parent, path: t.path, lines, stopBefore: cand.commit.time - windowSec, maxSteps: MAX_TRACE_STEPS }, history);
+      // The window runs back from when the fix was written; the walk compares committer dates, which
+      // are never earlier than author dates as git-history.ts uses them, so it stops no sooner than it should.
+      const stopBefore = (screened.written.get(cand.commit.sha) ?? cand.commit.time) - windowSec;
+      const r = traceLines({ start: parent, path: t.path, lines, stopBefore, maxSteps: MAX_TRACE_STEPS }, history);
       if (r.capped) capped.add(cand.commit.sha);
       for (const a of r.attributed) {
         if ((bySha.get(a.sha)?.parents.length ?? 0) > 1) mergeJobs.push({ fix: cand.commit.sha, merge: a.sha, path: a.path, lines: a.lines });

@@ -1,0 +1,292 @@
+/**
+ * P2 on rebased histories, generated here with known truth: every commit of a pull request lands
+ * with one committer date (as a rebase or a rebase-merge gives it) while its author date says when
+ * it was written. Delays are by author date, so a fix and its feature that landed together still
+ * count; "delay 0" is left for a fix written with its cause. Then a history imported twice (both
+ * copies rebased), a subtree imported from a snapshot before its full history, and histories whose
+ * author dates are missing or later than their committer dates.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-reflect.js');
+const HOUR = 3_600;
+const DAY = 86_400;
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const WINDOW = 14 * DAY;
+
+function analyze(...args: string[]): { status: number | null; json: any; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, 'analyze', 'git-history', ...args], { encoding: 'utf8' });
+  let json = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    // markdown, or an error
+  }
+  return { status: r.status, json, stdout: r.stdout, stderr: r.stderr };
+}
+
+const git = (repo: string, args: string[], input?: string) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', input }).trim();
+const body = (tag: string) => Array.from({ length: 6 }, (_, i) => `export const ${tag}${i} = ${i};`).join('\n') + '\n';
+const fixed = (tag: string) => body(tag).replace(`${tag}2 = 2`, `${tag}2 = 20`);
+
+interface Planned {
+  key: string;
+  message: string;
+  author: number;
+  committer: number;
+  files: Record<string, string>;
+}
+
+/** One fast-import stream: a linear main branch, author and committer dates as given. */
+function fastImport(repo: string, commits: readonly Planned[]): Map<string, string> {
+  const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
+  const parts = commits.map((c, i) =>
+    `commit refs/heads/main\nmark :${i + 1}\nauthor A <a@example.com> ${c.author} +0000\ncommitter C <c@example.com> ${c.committer} +0000\n${data(c.message)}` +
+    `${i > 0 ? `from :${i}\n` : ''}${Object.entries(c.files).map(([p, t]) => `M 100644 inline ${p}\n${data(t)}`).join('')}\n`);
+  git(repo, ['init', '-q', '-b', 'main']);
+  execFileSync('git', ['-C', repo, 'fast-import', '--quiet'], { input: parts.join('') });
+  git(repo, ['reset', '-q', '--hard', 'main']);
+  const shas = git(repo, ['rev-list', '--reverse', 'main']).split('\n');
+  return new Map(commits.map((c, i) => [c.key, shas[i] as string]));
+}
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'forge-rebased-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * The generated history. Pair k: a feature writes src/fk.ts; its fix, written `delay` later,
+ * rewrites one of its lines. Two pairs in three land in one pull request (feature and fix share a
+ * committer date); the third lands the fix in a later pull request. Delays cycle through 30 s
+ * (written together), hours and days inside the 14 d window, and two outside it. Two reverts land
+ * with what they revert. Then the whole history is imported again under imported/ by a rebase (one
+ * committer date for every copy).
+ */
+const DELAYS = [30, 2 * HOUR, DAY, 3.5 * DAY, 9 * DAY, 13.5 * DAY, 16 * DAY, 45 * DAY];
+const PAIRS = 24;
+
+interface Truth {
+  fix: string;
+  feature: string;
+  delay: number;
+}
+
+describe('a generated rebased history with known causes', () => {
+  let j: any;
+  let sha: Map<string, string>;
+  const truth: Truth[] = [];
+  let landedTogether = 0;
+
+  beforeAll(() => {
+    const repo = join(root, 'rebased');
+    mkdirSync(repo);
+    type Pr = { land: number; commits: Omit<Planned, 'committer'>[] };
+    const prs: Pr[] = [{ land: T0, commits: [{ key: 'init', message: 'chore: init', author: T0, files: { 'README.md': 'hi\n' } }] }];
+    for (let k = 0; k < PAIRS; k++) {
+      const written = T0 + DAY + k * 2 * DAY + k * 137;
+      const delay = DELAYS[k % DELAYS.length] as number;
+      const feature = { key: `feat${k}`, message: `feat: f${k}`, author: written, files: { [`src/f${k}.ts`]: body(`f${k}_`) } };
+      const fix = { key: `fix${k}`, message: `fix: f${k} line 2`, author: written + delay, files: { [`src/f${k}.ts`]: fixed(`f${k}_`) } };
+      if (k % 3 !== 2) prs.push({ land: written + delay + HOUR, commits: [feature, fix] });
+      else prs.push({ land: written + HOUR, commits: [feature] }, { land: written + delay + HOUR, commits: [fix] });
+      truth.push({ fix: `fix${k}`, feature: `feat${k}`, delay });
+      if (k % 3 !== 2) landedTogether++;
+    }
+    // Reverts, rebased with the change they revert; resolved by subject.
+    for (let r = 0; r < 2; r++) {
+      const written = T0 + 3 * DAY + r * 10 * DAY;
+      prs.push({
+        land: written + 2 * DAY + HOUR,
+        commits: [
+          { key: `rfeat${r}`, message: `feat: r${r}`, author: written, files: { [`src/r${r}.ts`]: body(`r${r}_`) } },
+          { key: `revert${r}`, message: `Revert "feat: r${r}"`, author: written + 2 * DAY, files: { [`src/r${r}.ts`]: '' } },
+        ],
+      });
+    }
+    prs.sort((a, b) => a.land - b.land);
+    const history: Planned[] = prs.flatMap((pr) => pr.commits.map((c) => ({ ...c, committer: pr.land })));
+    // The same history imported again under imported/, by a rebase: author dates kept, one committer date.
+    const imported = Math.max(...history.map((c) => c.committer)) + 30 * DAY;
+    for (const c of history.slice(1)) {
+      history.push({ ...c, key: `copy:${c.key}`, committer: imported, files: Object.fromEntries(Object.entries(c.files).map(([p, t]) => [`imported/${p}`, t])) });
+    }
+    sha = fastImport(repo, history);
+    const r = analyze('--repo', repo, '--window', '14d');
+    expect(r.status).toBe(0);
+    j = r.json;
+  }, 60_000);
+
+  const id = (key: string) => sha.get(key) as string;
+
+  it('is a rebased history: most features land with their fix, in one committer date', () => {
+    const same = truth.filter((t) => git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.feature)]) === git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.fix)]));
+    expect(same).toHaveLength(landedTogether);
+    expect(landedTogether).toBe(16);
+  });
+
+  it('every fix inside the window counts, with its feature as the cause and the delay by author date', () => {
+    const counted = truth.filter((t) => t.delay > 60 && t.delay <= WINDOW);
+    const fixes = j.list.filter((s: any) => s.kind === 'fix');
+    expect(fixes.map((s: any) => s.sha).sort()).toEqual(counted.map((t) => id(t.fix)).sort());
+    for (const t of counted) {
+      const s = j.list.find((x: any) => x.sha === id(t.fix));
+      expect(s).toMatchObject({ fixes: id(t.feature), candidates: [id(t.feature)] });
+      expect(s.delay_days).toBeCloseTo(t.delay / DAY, 9);
+      expect(s.at).toBe(new Date((T0 + DAY + Number(t.fix.slice(3)) * (2 * DAY + 137) + t.delay) * 1000).toISOString());
+    }
+    expect(j.list.filter((s: any) => s.kind === 'revert').map((s: any) => [s.sha, s.fixes, s.delay_days])).toEqual([
+      [id('revert0'), id('rfeat0'), 2],
+      [id('revert1'), id('rfeat1'), 2],
+    ]);
+    expect(j.signals).toEqual({ total: counted.length + 2, reverts: 2, fixes: counted.length, capped: 0 });
+    expect(j.dates).toMatchObject({ by: 'author', missing: 0, later: 0 });
+  });
+
+  it('"delay 0" only for the fixes written with their feature; those written past the window are before it', () => {
+    const together = truth.filter((t) => t.delay <= 60);
+    const late = truth.filter((t) => t.delay > WINDOW);
+    const aside = (reason: string) => j.set_aside.filter((s: any) => s.reason === reason);
+    expect(aside('delay_zero').map((s: any) => [s.sha, s.of])).toEqual(together.map((t) => [id(t.fix), id(t.feature)]));
+    expect(aside('delay_zero')[0].detail).toMatch(/written at the same time \(by author date, within 60 s\)/);
+    expect(aside('cause_before_window').map((s: any) => s.sha).sort()).toEqual(late.map((t) => id(t.fix)).sort());
+    expect(j.excluded).toMatchObject({ delay_zero: together.length, cause_after_fix: 0, cause_before_window: late.length });
+  });
+
+  it('a history imported twice: each later copy is a duplicate of the original, which keeps its cause', () => {
+    const dups = j.set_aside.filter((s: any) => s.reason === 'duplicate');
+    // Every fix and revert has one copy; the original stays (same author date, committed first).
+    expect(dups).toHaveLength(PAIRS + 2);
+    for (const t of truth) {
+      const d = dups.find((x: any) => x.sha === id(`copy:${t.fix}`));
+      expect(d).toMatchObject({ of: id(t.fix) });
+      expect(d.detail).toMatch(/the copy that stays/);
+    }
+    expect(JSON.stringify(j.list)).not.toContain(id('copy:fix1'));
+    expect(j.list.find((s: any) => s.sha === id('fix1'))).toMatchObject({ fixes: id('feat1') });
+  });
+
+  it('markdown says which dates the delays are on', () => {
+    const dir = join(root, 'rebased');
+    const md = analyze('--repo', dir, '--format', 'markdown').stdout;
+    expect(md).toContain('Dates: delays by author date (when each change was written), which a rebase or an import keeps.');
+    expect(md).toContain('duplicate 26, delay zero 3, cause after fix 0');
+  });
+});
+
+describe('a subtree imported from a snapshot, then with its full history', () => {
+  it('the copy that stays is the one that keeps a cause', () => {
+    const repo = join(root, 'subtree');
+    mkdirSync(repo);
+    const F = T0 + DAY; // the upstream feature is written
+    const X = T0 + 20 * DAY; // first import: a snapshot, then the upstream fix rebased onto it
+    const Y = T0 + 40 * DAY; // second import: the full upstream history, rebased
+    const sha = fastImport(repo, [
+      { key: 'init', message: 'chore: init', author: T0, committer: T0, files: { 'README.md': 'hi\n' } },
+      { key: 'snapshot', message: 'chore: import lib (snapshot)', author: X, committer: X, files: { 'imported/lib.ts': body('l') } },
+      { key: 'fixA', message: 'fix: lib line 2', author: F + 3 * DAY, committer: X, files: { 'imported/lib.ts': fixed('l') } },
+      { key: 'feat', message: 'feat: lib', author: F, committer: Y, files: { 'third_party/lib/lib.ts': body('l') } },
+      { key: 'fixB', message: 'fix: lib line 2', author: F + 3 * DAY, committer: Y, files: { 'third_party/lib/lib.ts': fixed('l') } },
+    ]);
+    const r = analyze('--repo', repo, '--window', '14d');
+    expect(r.status).toBe(0);
+    // The first copy blames to the snapshot, written after it: no delay to measure there. The second
+    // copy has the feature: it stays, with its cause; the first copy is its duplicate.
+    expect(r.json.list).toHaveLength(1);
+    expect(r.json.list[0]).toMatchObject({ sha: sha.get('fixB'), fixes: sha.get('feat'), delay_days: 3 });
+    expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fixA'))).toMatchObject({ reason: 'duplicate', of: sha.get('fixB') });
+    expect(r.json.excluded).toMatchObject({ duplicate: 1, delay_zero: 0, cause_after_fix: 0 });
+  }, 30_000);
+
+  it('alone, a fix blamed to a snapshot written after it is set aside as cause_after_fix, not delay 0', () => {
+    const repo = join(root, 'snapshot-only');
+    mkdirSync(repo);
+    const X = T0 + 20 * DAY;
+    const sha = fastImport(repo, [
+      { key: 'init', message: 'chore: init', author: T0, committer: T0, files: { 'README.md': 'hi\n' } },
+      { key: 'snapshot', message: 'chore: import lib (snapshot)', author: X, committer: X, files: { 'imported/lib.ts': body('l') } },
+      { key: 'fix', message: 'fix: lib line 2', author: T0 + 4 * DAY, committer: X, files: { 'imported/lib.ts': fixed('l') } },
+    ]);
+    const r = analyze('--repo', repo);
+    expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix'))).toMatchObject({ reason: 'cause_after_fix', of: sha.get('snapshot') });
+    expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix')).detail).toMatch(/written 16\.00 d after the fix \(by author date\)/);
+  }, 30_000);
+});
+
+/** A linear history from raw commit objects, so an author line can lack its date (fast-import refuses that). */
+function rawHistory(repo: string, commits: ReadonlyArray<{ key: string; message: string; author: string; committer: number; files: Record<string, string> }>): Map<string, string> {
+  git(repo, ['init', '-q', '-b', 'main']);
+  const out = new Map<string, string>();
+  let parent: string | null = null;
+  for (const c of commits) {
+    for (const [p, t] of Object.entries(c.files)) {
+      mkdirSync(dirname(join(repo, p)), { recursive: true });
+      writeFileSync(join(repo, p), t);
+    }
+    git(repo, ['add', '-A']);
+    const tree = git(repo, ['write-tree']);
+    const text = `tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author A <a@example.com>${c.author}\ncommitter C <c@example.com> ${c.committer} +0000\n\n${c.message}\n`;
+    const sha = git(repo, ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], text);
+    git(repo, ['update-ref', 'refs/heads/main', sha]);
+    out.set(c.key, sha);
+    parent = sha;
+  }
+  git(repo, ['reset', '-q', '--hard', 'main']);
+  return out;
+}
+
+describe('histories whose author dates cannot be used', () => {
+  it('no author dates at all: delays fall back to committer dates, and the report says so', () => {
+    const repo = join(root, 'no-author-dates');
+    mkdirSync(repo);
+    const land = T0 + 10 * DAY;
+    const sha = rawHistory(repo, [
+      { key: 'init', message: 'chore: init', author: '', committer: T0, files: { 'README.md': 'hi\n' } },
+      { key: 'feat', message: 'feat: a', author: '', committer: land, files: { 'src/a.ts': body('a') } },
+      { key: 'fix', message: 'fix: a line 2', author: '', committer: land, files: { 'src/a.ts': fixed('a') } },
+      { key: 'feat2', message: 'feat: b', author: ' not-a-date +0000', committer: land + DAY, files: { 'src/b.ts': body('b') } },
+      { key: 'fix2', message: 'fix: b line 2', author: ' not-a-date +0000', committer: land + 3 * DAY, files: { 'src/b.ts': fixed('b') } },
+    ]);
+    expect(git(repo, ['log', '-1', '--format=[%at]', sha.get('fix') as string])).toBe('[]');
+    const r = analyze('--repo', repo);
+    expect(r.status).toBe(0);
+    expect(r.json.dates).toMatchObject({ by: 'committer', author: 0, missing: 5, later: 0 });
+    expect(r.json.dates.note).toMatch(/^no commit has a usable author date \(5 with no usable author date \(an empty or unparseable field\)\): delays fall back to committer dates/);
+    // Landed together with no author date to tell them apart: delay 0, saying which date was used.
+    expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix'))).toMatchObject({ reason: 'delay_zero', of: sha.get('feat') });
+    expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix')).detail).toMatch(/by committer date/);
+    expect(r.json.list).toEqual([expect.objectContaining({ sha: sha.get('fix2'), fixes: sha.get('feat2'), delay_days: 2 })]);
+    const md = analyze('--repo', repo, '--format', 'markdown').stdout;
+    expect(md).toMatch(/^Dates: no commit has a usable author date .*: delays fall back to committer dates, .*delay 0\.$/m);
+  }, 30_000);
+
+  it('an author date later than the committer date, or missing, is replaced by the committer date for that commit only', () => {
+    const repo = join(root, 'mixed-dates');
+    mkdirSync(repo);
+    const at = (t: number) => ` ${t} +0000`;
+    const sha = rawHistory(repo, [
+      { key: 'init', message: 'chore: init', author: at(T0), committer: T0, files: { 'README.md': 'hi\n' } },
+      { key: 'feat', message: 'feat: a', author: at(T0 + DAY), committer: T0 + 5 * DAY, files: { 'src/a.ts': body('a') } },
+      // Written (it says) a year after it was committed: a clock set wrong. The committer date stands.
+      { key: 'fix', message: 'fix: a line 2', author: at(T0 + 400 * DAY), committer: T0 + 5 * DAY, files: { 'src/a.ts': fixed('a') } },
+      { key: 'feat2', message: 'feat: b', author: at(T0 + 6 * DAY), committer: T0 + 8 * DAY, files: { 'src/b.ts': body('b') } },
+      { key: 'fix2', message: 'fix: b line 2', author: '', committer: T0 + 8 * DAY, files: { 'src/b.ts': fixed('b') } },
+    ]);
+    const r = analyze('--repo', repo);
+    expect(r.status).toBe(0);
+    expect(r.json.dates).toMatchObject({ by: 'author_and_committer', author: 3, missing: 1, later: 1 });
+    expect(r.json.dates.note).toBe(
+      'delays by author date (when each change was written); committer date for 2 of 5 commits: 1 with no usable author date (an empty or unparseable field); 1 whose author date is later than the committer date',
+    );
+    const bySha = Object.fromEntries(r.json.list.map((s: any) => [s.sha, s]));
+    expect(bySha[sha.get('fix') as string]).toMatchObject({ fixes: sha.get('feat'), delay_days: 4, at: new Date((T0 + 5 * DAY) * 1000).toISOString() });
+    expect(bySha[sha.get('fix2') as string]).toMatchObject({ fixes: sha.get('feat2'), delay_days: 2 });
+    expect(analyze('--repo', repo, '--format', 'markdown').stdout).toContain(`Dates: ${r.json.dates.note}.`);
+  }, 30_000);
+});
