@@ -94,7 +94,8 @@ envelope() {
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
   for tool in cat head timeout mv mkdir rm touch dd tee; do
-    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
+    real=$(hook_tool "$tool") || continue   # a Mac has no timeout
+    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$real" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/own-file"
@@ -119,7 +120,7 @@ envelope() {
     tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$1"
   }
   spied_record "$BATS_TEST_TMPDIR/one-line" 4
-  spied_record "$PAYLOADS/post-tool-use-edit.json" 5   # pretty-printed: a record too
+  spied_record "$PRETTY_PAYLOAD" 5   # pretty-printed: a record too
   head -c 9000 /dev/zero | tr '\0' 'w' >"$BATS_TEST_TMPDIR/long"
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/long"
   assert_promise
@@ -247,10 +248,10 @@ envelope() {
 @test "8 hooks at once x 200 many-line events (each a record of the log, written in one write): 1,600 distinct, complete records" {
   # Odd workers send the fixture without its final newline: a record written in pieces would then
   # leave in two writes (stdio flushes a piece up to its last newline), which other hooks could split.
-  head -c -1 "$PAYLOADS/post-tool-use-edit.json" >"$BATS_TEST_TMPDIR/no-final-newline"
+  head -c -1 "$PRETTY_PAYLOAD" >"$BATS_TEST_TMPDIR/no-final-newline"
   for worker in 1 2 3 4 5 6 7 8; do
     (
-      payload=$PAYLOADS/post-tool-use-edit.json
+      payload=$PRETTY_PAYLOAD
       ((worker % 2)) && payload=$BATS_TEST_TMPDIR/no-final-newline
       for _ in $(seq 200); do
         (cd "$REPO" && bash "$EVENT_HOOK" PostToolUse <"$payload" >>"$BATS_TEST_TMPDIR/stdout.$worker")
@@ -262,7 +263,7 @@ envelope() {
   [ "$(spool_files | wc -l)" -eq 1600 ]   # the strict reader: each record whole, none torn or interleaved
   [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
   [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
-  size=$(wc -c <"$PAYLOADS/post-tool-use-edit.json")
+  size=$(wc -c <"$PRETTY_PAYLOAD")
   for file in $(spool_files); do
     got=$(tail -n +2 "$file" | wc -c)
     [ "$got" -eq "$size" ] || [ "$got" -eq $((size - 1)) ]
@@ -322,7 +323,7 @@ envelope() {
   printf '{"session_id":"s1",\n"tool_name":"Bash"}\n' >"$BATS_TEST_TMPDIR/inner-and-last"
   printf '\n{"session_id":"s1"}' >"$BATS_TEST_TMPDIR/first"
   printf '\n\n\n' >"$BATS_TEST_TMPDIR/only-newlines"
-  cp "$KIT_ROOT/tests/fixtures/payloads/post-tool-use-edit.json" "$BATS_TEST_TMPDIR/pretty"
+  cp "$PRETTY_PAYLOAD" "$BATS_TEST_TMPDIR/pretty"
   for name in inner inner-and-last first only-newlines pretty; do
     rm -rf "$REPO/.forge" "$BATS_TEST_TMPDIR/rec"
     hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/$name"
@@ -335,7 +336,7 @@ envelope() {
   done
 }
 
-@test "a payload with a \x1e inside, or whose record would pass 4,000 bytes, gets a file of its own, byte for byte" {
+@test "a payload with a \x1e inside, or whose record would pass the limit (4,000 bytes; 1,000 on a Mac), gets a file of its own, byte for byte" {
   printf '{"session_id":"s1","x":"\036"}' >"$BATS_TEST_TMPDIR/record-start"   # \x1e starts a record: never inside one
   printf '{"session_id":"s1",\n"x":"\036"}\n' >"$BATS_TEST_TMPDIR/record-start-lines"
   { printf '{"x":"'; head -c 3982 /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/long"
@@ -353,12 +354,12 @@ envelope() {
     [ "$(envelope "$file" id)" = undefined ]   # a file's name is its id
   done
   # Just under the limit it is still a record: the overhead of a record (all but the payload) is
-  # measured on a small one, and a payload 8 bytes short of filling 4,000 bytes with it stays a record.
+  # measured on a small one, and a payload 8 bytes short of filling the limit with it stays a record.
   rm -rf "$REPO/.forge"
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"x":""}')
   assert_promise
   overhead=$(($(wc -c <"$REPO/.forge/spool/events.log") - 8))
-  size=$((4000 - overhead - 8))
+  size=$((SPOOL_RECORD_MAX - overhead - 8))
   { printf '{"x":"'; head -c $((size - 8)) /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/near"
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/near"
   assert_promise
@@ -366,8 +367,8 @@ envelope() {
   [ "$(spool_files | wc -l)" -eq 2 ]
   tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/near"
   near=$(($(wc -c <"$REPO/.forge/spool/events.log") - overhead - 8))   # the second record's length
-  [ "$near" -gt 3950 ]
-  [ "$near" -le 4000 ]
+  [ "$near" -gt $((SPOOL_RECORD_MAX - 50)) ]
+  [ "$near" -le "$SPOOL_RECORD_MAX" ]
 }
 
 @test "SessionStart with a single-line payload (a record) records its own session's base, read from memory, not from the log" {

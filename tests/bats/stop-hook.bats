@@ -225,7 +225,9 @@ JSON
 @test "a helper that hangs or crashes falls back to bash within the time limit" {
   fake="$BATS_TEST_TMPDIR/fake-node"
   mkdir -p "$fake"
-  printf '#!/bin/sh\nsleep 60\n' >"$fake/node" && chmod +x "$fake/node"
+  # exec: one process, as the real helper is (the hook kills it by its pid; a child sleep would
+  # live on, holding what it inherited of the test's output).
+  printf '#!/bin/sh\nexec sleep 60\n' >"$fake/node" && chmod +x "$fake/node"
   start=$SECONDS
   PATH="$fake:$PATH" stop
   assert_promise
@@ -359,7 +361,10 @@ stop_events() {
   wait_gone "$helper"
   kill_hung_git
   [ "$(sidecar_count)" -eq 0 ]
-  [ -n "$(find "$REPO/.forge/locks" -name '*.owner')" ]   # its lock, left: stale from now on
+  # Its lock, left: stale from now on. With /proc an owner file; without (a Mac: no flock either)
+  # a folder holding one.
+  if [[ -r ${FORGE_PROC_ROOT:-/proc}/$$/stat ]]; then left='*.owner'; else left='*.lock/owner'; fi
+  [ -n "$(find "$REPO/.forge/locks" -path "$REPO/.forge/locks/$left")" ]
   [ "$(stop_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
   stop
@@ -382,13 +387,17 @@ stop_events() {
   [ "$(sidecar_count)" -eq 0 ]
 }
 
-@test "the session lock names its owner by pid and start time: a live owner blocks; a dead one, a reused pid or an old empty file does not; the helper lets it go" {
+@test "with /proc, the session lock names its owner by pid and start time: a live owner blocks; a dead one, a reused pid or an old empty file does not; the helper lets it go" {
+  # The /proc path (Linux), in every pass: in the Mac pass too, whose hooks otherwise see no /proc.
+  # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
+  export FORGE_PROC_ROOT=/proc
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.owner"
   mkdir -p "${lock%/*}"
   spy=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$spy"
   for tool in flock rm mv; do
-    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$spy/$tool"
+    real=$(hook_tool "$tool") || continue   # a Mac has no flock
+    printf '#!/bin/sh\necho %s >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$real" >"$spy/$tool"
     chmod +x "$spy/$tool"
   done
   # A live owner: this test's own shell, with its start time.
@@ -438,16 +447,24 @@ stop_events() {
   [ -L "$lock" ]
 }
 
-@test "without /proc, with flock: the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
-  command -v flock >/dev/null || skip "flock(1) is not installed here"
+@test "without /proc, with flock(1) (util-linux's; on a Mac, Homebrew's): the session lock is the kernel's: a live holder blocks, a SIGKILLed one does not, and the drain does not inherit it" {
+  command -v flock >/dev/null   # this test's own flock, and the hook's
   # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
   export FORGE_PROC_ROOT=$BATS_TEST_TMPDIR/no-proc
+  # The hook's flock: the system's. A stock Mac has none: there, this is a Mac with one installed.
+  with_flock=$PATH
+  if ! hook_tool flock >/dev/null; then
+    mkdir -p "$BATS_TEST_TMPDIR/flock-bin"
+    ln -s "$(command -v flock)" "$BATS_TEST_TMPDIR/flock-bin/flock"
+    with_flock=$BATS_TEST_TMPDIR/flock-bin:$PATH
+  fi
+  PATH=$with_flock hook_tool flock >/dev/null
   lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock.flock"
   mkdir -p "${lock%/*}" && : >"$lock"
   flock "$lock" sleep 30 &
   holder=$!
   for _ in $(seq 50); do flock -n "$lock" true || break; sleep 0.05; done
-  stop
+  PATH=$with_flock stop
   assert_promise
   [ "$(sidecar_count)" -eq 0 ]
   # The turn's Stop event is spooled all the same, once (the hook and its helper may both try).
@@ -461,7 +478,7 @@ stop_events() {
   mkdir -p "${lock%.flock}" && echo "$$ $(date +%s)" >"${lock%.flock}/owner"
   # The Stop's background drain is a CLI that outlives the hook: it must not keep the lock.
   printf '#!/bin/sh\nsleep 5\n' >"$BATS_TEST_TMPDIR/slow-cli" && chmod +x "$BATS_TEST_TMPDIR/slow-cli"
-  FORGE_REFLECT_CLI="$BATS_TEST_TMPDIR/slow-cli" stop
+  PATH=$with_flock FORGE_REFLECT_CLI="$BATS_TEST_TMPDIR/slow-cli" stop
   [ "$(sidecar_count)" -eq 1 ]
   flock -n "$lock" true
   pkill -f "$BATS_TEST_TMPDIR/slow-cli" || true
@@ -525,7 +542,7 @@ stop_events() {
 stop_with_fake_node() {
   local fake=$BATS_TEST_TMPDIR/$1
   mkdir -p "$fake"
-  printf '#!/bin/sh\n%s\n' "$2" >"$fake/node" && chmod +x "$fake/node"
+  printf '%s\n%s\n' "$FAKE_SH" "$2" >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
 }
 
@@ -601,7 +618,7 @@ written_events() {
   echo x >"$REPO/new.md"
   spy=$BATS_TEST_TMPDIR/spy-git
   mkdir -p "$spy"
-  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR" "$(command -v git)" >"$spy/git" && chmod +x "$spy/git"
+  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR" "$(hook_tool git)" >"$spy/git" && chmod +x "$spy/git"
   PATH="$spy:$PATH" stop
   assert_promise
   grep -q ' status .*--no-ahead-behind' "$BATS_TEST_TMPDIR/git-calls"
@@ -616,7 +633,7 @@ written_events() {
   fake="$BATS_TEST_TMPDIR/slow-node"
   mkdir -p "$fake"
   # The fake node says when the hook has sent it the facts (the self-report is taken by then), then hangs.
-  printf '#!/bin/sh\necho $$ >"%s/node-pid"\nsed -z "/^FORGE_H_END=1\\$/q" >/dev/null\n: >"%s/node-started"\nexec sleep 30\n' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
+  printf '%s\necho $$ >"%s/node-pid"\nsed -z "/^FORGE_H_END=1\\$/q" >/dev/null\n: >"%s/node-started"\nexec sleep 30\n' "$FAKE_SH" "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$fake/node" && chmod +x "$fake/node"
   (cd "$REPO" && PATH="$fake:$PATH" exec bash "$STOP_HOOK" <"$PAYLOADS/stop.json" >/dev/null 2>&1) &
   victim=$!
   for _ in $(seq 200); do [ -e "$BATS_TEST_TMPDIR/node-started" ] && break; sleep 0.05; done
@@ -692,7 +709,7 @@ written_events() {
   slow="$BATS_TEST_TMPDIR/slow-cli"
   gate="$BATS_TEST_TMPDIR/gate"
   mkfifo "$gate"
-  printf '#!/bin/sh\ntimeout 60 sh -c %s\necho "drain output must not reach the hook"\n' "'read -r _ <\"$gate\"'" >"$slow" && chmod +x "$slow"
+  printf '%s\ntimeout 60 sh -c %s\necho "drain output must not reach the hook"\n' "$FAKE_SH" "'read -r _ <\"$gate\"'" >"$slow" && chmod +x "$slow"
   FORGE_REFLECT_CLI=$slow stop
   assert_promise
   # The hook did start it: it is there, waiting at the gate (opening a FIFO waits for its reader).
@@ -716,7 +733,7 @@ written_events() {
   cli="$BATS_TEST_TMPDIR/count-cli"
   # The stand-in CLI notes who it is: its argument, FORGE_DIR, cwd and session (a leader of its own).
   # shellcheck disable=SC2016 # the $ are the stand-in's
-  printf '#!/bin/sh\nprintf "%%s %%s %%s %%s\\n" "$1" "$FORGE_DIR" "$(pwd -P)" "$(ps -o sid= -p $$ | tr -d " ")" >>"%s"\n' "$marker" >"$cli" && chmod +x "$cli"
+  printf '%s\nprintf "%%s %%s %%s %%s\\n" "$1" "$FORGE_DIR" "$(pwd -P)" "$(ps -o sid= -p $$ | tr -d " ")" >>"%s"\n' "$FAKE_SH" "$marker" >"$cli" && chmod +x "$cli"
   FORGE_REFLECT_CLI=$cli stop
   assert_promise
   for _ in $(seq 50); do [ -s "$marker" ] && break; sleep 0.1; done
@@ -772,10 +789,14 @@ written_events() {
 }
 
 @test "the helper places the sidecar and both events itself (no mv); a payload under 4 KiB starts no cat, head, ln or cp; no mkdir or rm for temp files; with /proc no flock, rm or timeout either" {
+  # The /proc path, in every pass: in the Mac pass too, whose hooks otherwise see no /proc.
+  # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
+  export FORGE_PROC_ROOT=/proc
   bin=$BATS_TEST_TMPDIR/spy-bin
   mkdir -p "$bin"
   for tool in mv cat head ln cp mkdir rm flock timeout; do
-    printf '#!/bin/sh\necho "%s $*" >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$(command -v "$tool")" >"$bin/$tool"
+    real=$(hook_tool "$tool") || continue   # a Mac has no flock or timeout
+    printf '#!/bin/sh\necho "%s $*" >>"%s/started"\nexec %s "$@"\n' "$tool" "$BATS_TEST_TMPDIR" "$real" >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
   stop # the first run makes the state dir (its .gitignore is moved into place once)
@@ -794,7 +815,7 @@ written_events() {
   # rm, no timeout. (Without /proc see the lock tests above.)
   [ -r "/proc/$$/stat" ]
   [ "$(grep -cE '^(mkdir|rm|flock) ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
-  if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501)); then
+  if hook_bash_at_least 5 1; then
     [ "$(grep -c '^timeout ' "$BATS_TEST_TMPDIR/started")" -eq 0 ]
   fi
   # No mv at all: the helper moves the Stop event into the spool, and spools reflection.written.
@@ -840,7 +861,7 @@ written_events() {
   mkdir -p "$fake"
   # A helper that removes what it was given (the facts on its stdin name it) and dies before writing anything.
   # shellcheck disable=SC2016 # expanded by the fake node, not here
-  printf '#!/bin/sh\nsed -z "/^FORGE_H_END=1\\$/q" | tr "\\000" "\\n" | sed -n "s/^FORGE_H_\\(STATUS\\|PAYLOAD\\)=//p" | while IFS= read -r f; do rm -f "$f"; done\nexit 1\n' >"$fake/node" && chmod +x "$fake/node"
+  printf '%s\nsed -z "/^FORGE_H_END=1\\$/q" | tr "\\000" "\\n" | sed -n "s/^FORGE_H_\\(STATUS\\|PAYLOAD\\)=//p" | while IFS= read -r f; do rm -f "$f"; done\nexit 1\n' "$FAKE_SH" >"$fake/node" && chmod +x "$fake/node"
   PATH="$fake:$PATH" stop
   assert_promise
   file=$(last_sidecar)

@@ -53,8 +53,94 @@ sidecar_count() {
   find "$dir" -maxdepth 1 -name '*.reflection.json' 2>/dev/null | wc -l | tr -d ' '
 }
 
-# A PATH with everything the hooks use but node.
+# --- The platform of the pass (HOOK_PLATFORM, tests/helpers/common.bash) ---
+# HOOK_BASH: the bash the hooks run with. TEST_TOOLS_PATH: the PATH of the test's own tools (the
+# system's). SPOOL_RECORD_MAX: the longest record the event hook appends to the spool log
+# (docs/spool-format.md: 4,000 bytes with glibc, 1,000 elsewhere: on a Mac).
+if [[ $HOOK_PLATFORM == macos-like ]]; then
+  HOOK_BASH=$FORGE_TEST_MACOS_BIN/bash
+  TEST_TOOLS_PATH=$FORGE_TEST_HOST_PATH
+  SPOOL_RECORD_MAX=1000
+else
+  HOOK_BASH=$(command -v bash)
+  TEST_TOOLS_PATH=$PATH
+  SPOOL_RECORD_MAX=4000
+fi
+# tests/helpers/spool-records.mjs holds the records it reads to the same limit.
+FORGE_TEST_SPOOL_RECORD_MAX=$SPOOL_RECORD_MAX
+export FORGE_TEST_SPOOL_RECORD_MAX
+
+# PRETTY_PAYLOAD: a real pretty-printed payload (many lines) that is a record of the spool log on
+# this platform: Claude's Edit (1,347 bytes), or its Notification (373 bytes) under the Mac's limit.
+PRETTY_PAYLOAD=$PAYLOADS/post-tool-use-edit.json
+((SPOOL_RECORD_MAX >= 4000)) || PRETTY_PAYLOAD=$PAYLOADS/notification.json
+export PRETTY_PAYLOAD
+
+# FAKE_SH: the first lines of a fake program a test puts on a hook's PATH (a node, a git, a CLI):
+# sh with the test's own tools. A fake runs with the hook's PATH, which in the Mac pass holds the
+# stand-in's tools (BSD sed has no -z; there is no timeout, no ps): the fake is the test's code,
+# not the hook's, and is not what is being tested.
+[[ $TEST_TOOLS_PATH != *"'"* ]] || { echo "a ' in PATH" >&2; return 1; }
+# shellcheck disable=SC2034 # used by the suites
+FAKE_SH="#!/bin/sh
+PATH='$TEST_TOOLS_PATH'
+export PATH"
+
+# hook_path: the folders of the PATH a hook started now would get: the current PATH, or in the Mac
+# pass its test folders with the stand-in's bin/ in place of the system's (as
+# tests/helpers/macos-like-bash.sh makes it).
+hook_path() {
+  if [[ $HOOK_PLATFORM != macos-like ]]; then
+    printf '%s' "$PATH"
+    return 0
+  fi
+  local out='' added='' dir IFS=:
+  for dir in $PATH; do
+    case $dir in '' | "$FORGE_TEST_SHIM" | */node_modules/*) continue ;; esac
+    if [[ ":$FORGE_TEST_HOST_PATH:" == *":$dir:"* ]]; then
+      [[ -n $added ]] || out=${out:+$out:}$FORGE_TEST_MACOS_BIN
+      added=1
+      continue
+    fi
+    out=${out:+$out:}$dir
+  done
+  printf '%s' "$out"
+}
+
+# hook_tool NAME: the NAME a hook finds on its PATH (in the Mac pass the stand-in's); fails when it
+# has none (a Mac has no timeout, flock or setsid), so a spy is made only for a tool the hook has.
+hook_tool() {
+  local dir IFS=:
+  for dir in $(hook_path); do
+    if [[ -x $dir/$1 && ! -d $dir/$1 ]]; then
+      printf '%s' "$dir/$1"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# hook_bash_version: the hooks' bash's BASH_VERSION.
+hook_bash_version() {
+  # shellcheck disable=SC2016 # the hooks' bash expands it
+  "$HOOK_BASH" -c 'echo "$BASH_VERSION"'
+}
+
+# hook_bash_at_least MAJOR MINOR: the hooks' bash is MAJOR.MINOR or newer.
+hook_bash_at_least() {
+  local v
+  # shellcheck disable=SC2016 # the hooks' bash expands it
+  v=$("$HOOK_BASH" -c 'echo $((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1]))')
+  ((v >= $1 * 100 + $2))
+}
+
+# A PATH with everything the hooks use but node. In the Mac pass: the stand-in's bin/ less node (the
+# hooks there also use perl, date and the like, as on a Mac).
 path_without_node() {
+  if [[ $HOOK_PLATFORM == macos-like ]]; then
+    path_without node
+    return
+  fi
   local bin=$BATS_TEST_TMPDIR/no-node-bin tool
   mkdir -p "$bin"
   for tool in bash git head mv rm mkdir sort timeout cat setsid env find kill; do
@@ -67,14 +153,14 @@ path_without_node() {
 # the hooks under test: its project dir and session id are dropped.
 unset CLAUDE_PROJECT_DIR GEMINI_PROJECT_DIR FORGE_PROJECT_DIR CLAUDE_CODE_SESSION_ID
 
-# path_without TOOL...: a PATH with every command of the current PATH except the named ones.
+# path_without TOOL...: a PATH with every command a hook would find (hook_path) except the named ones.
 path_without() {
   local bin dir file name
   bin=$BATS_TEST_TMPDIR/path-without-$(printf '%s-' "$@")
   if [[ ! -d $bin ]]; then
     mkdir -p "$bin"
     local IFS=:
-    for dir in $PATH; do
+    for dir in $(hook_path); do
       for file in "$dir"/*; do
         name=${file##*/}
         [[ -x $file && ! -e $bin/$name ]] || continue

@@ -2,7 +2,8 @@
 # text-encoding-check.bash json|task COUNT SEED: holds forge_json_string to forge_json_escape (the
 # full escaper its plain-text shortcut skips), or the Stop hook's forge_task_key to the
 # byte-by-byte version it replaced, over COUNT random texts. Prints
-# `ok <plain> <escaped> <controls|cut>` (how many texts of each kind were tried), or the first
+# `ok <plain> <escaped> <controls|cut> <bash version>` (how many texts of each kind were tried, and
+# the bash that ran them: the hooks', tests/helpers/macos-like-bash.sh), or the first
 # difference and exits 1. Run as its own bash, not inside a bats test (bats traps every command).
 set -u
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,7 +20,9 @@ reference_task_key() {
     if [[ $c == [A-Za-z0-9-] ]]; then
       out+=$c
     else
-      printf -v c '_%02x' "'$c"
+      # The byte's value, 0 to 255 (bash 3.2's printf gives a byte above 127 as a negative char).
+      printf -v c '%d' "'$c"
+      printf -v c '_%02x' $((c & 255))
       out+=$c
     fi
   done
@@ -60,4 +63,4 @@ for ((k = 0; k < count; k++)); do
     exit 1
   fi
 done
-echo "ok $plain $escaped $other"
+echo "ok $plain $escaped $other $BASH_VERSION"

@@ -21,6 +21,17 @@ import { mulberry32, pick } from '../../../tests/support/random.js';
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RISK_TABLE_SH = join(REPO_ROOT, 'hooks', 'lib', 'risk-table.sh');
 
+/**
+ * The bash the hooks run with, and its PATH: the system's, or in the stock-Mac pass of
+ * scripts/test-shell.mjs the stand-in's bash 3.2 with the stand-in's bin/ alone on PATH.
+ */
+function hookBash(env: NodeJS.ProcessEnv): { bash: string; env: NodeJS.ProcessEnv } {
+  if (process.env.FORGE_TEST_PLATFORM !== 'macos-like') return { bash: 'bash', env };
+  const bin = process.env.FORGE_TEST_MACOS_BIN;
+  if (!bin || !existsSync(join(bin, 'bash'))) throw new Error('FORGE_TEST_PLATFORM=macos-like without FORGE_TEST_MACOS_BIN: run node scripts/test-shell.mjs --platform macos-like');
+  return { bash: join(bin, 'bash'), env: { ...env, PATH: bin, OSTYPE: 'darwin23' } };
+}
+
 function randomCase(text: string, rand: () => number): string {
   return [...text].map((c) => (rand() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
 }
@@ -72,10 +83,10 @@ function runBash(cases: readonly Case[], locale: string): BashAnswer[] {
     }
   }
   const input = cases.map((c) => [c.thresholdText, String(c.files.length), ...c.files].map((s) => `${s}\0`).join('')).join('');
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: locale, LANG: locale };
-  const result = spawnSync('bash', ['-c', DRIVER, 'bash', RISK_TABLE_SH], {
+  const hook = hookBash({ ...process.env, LC_ALL: locale, LANG: locale });
+  const result = spawnSync(hook.bash, ['-c', DRIVER, 'bash', RISK_TABLE_SH], {
     input: Buffer.from(input, 'utf8'),
-    env,
+    env: hook.env,
     maxBuffer: 256 * 1024 * 1024,
   });
   if (result.error) throw result.error;
@@ -235,6 +246,13 @@ const ALL_CASES = [...SINGLE_CASES, ...MULTI_CASES];
 // ---------------------------------------------------------------------------------------------
 
 describe('bash twin parity (hooks/lib/risk-table.sh vs evaluateRiskFloor)', () => {
+  it("runs in the hooks' bash: the stand-in's 3.2 in the stock-Mac pass, the system's otherwise", () => {
+    const hook = hookBash(process.env);
+    const version = spawnSync(hook.bash, ['-c', 'echo "$BASH_VERSION"'], { encoding: 'utf8', env: hook.env }).stdout.trim();
+    if (process.env.FORGE_TEST_PLATFORM === 'macos-like') expect(version).toMatch(/^3\.2\./);
+    else expect(version).toMatch(/^[4-9]\./);
+  });
+
   it('has the generated twin, built from the current table', () => {
     expect(existsSync(RISK_TABLE_SH), `${RISK_TABLE_SH} is missing: run npm run build`).toBe(true);
     const script = [
@@ -244,7 +262,8 @@ describe('bash twin parity (hooks/lib/risk-table.sh vs evaluateRiskFloor)', () =
       'printf \'%s\\0\' "${#FORGE_RISK_WEIGHTS[@]}" "${FORGE_RISK_WEIGHTS[@]}"',
       'printf \'%s\\0\' "${#FORGE_RISK_REGEXES[@]}" "${FORGE_RISK_REGEXES[@]}"',
     ].join('\n');
-    const result = spawnSync('bash', ['-c', script, 'bash', RISK_TABLE_SH], { encoding: 'utf8' });
+    const hook = hookBash(process.env);
+    const result = spawnSync(hook.bash, ['-c', script, 'bash', RISK_TABLE_SH], { encoding: 'utf8', env: hook.env });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const n = String(RISK_TABLE.length);
