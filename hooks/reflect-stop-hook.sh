@@ -39,7 +39,7 @@ here=${BASH_SOURCE[0]%/*}
 # (forge_stop_commit), moves that event into the spool, and writes nothing else.
 # --preserve-symlinks-main: node takes the helper's path as given instead of resolving every folder
 # of it with lstat and readlink; the helper requires nothing but node's own modules.
-helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out='' to_helper=''
+helper=$here/lib/reflect-helper.cjs helper_pid='' helper_out='' to_helper='' helper_fifo=''
 node_ok=''
 command -v node >/dev/null 2>&1 && [[ -f $helper ]] && node_ok=1
 if ((BASH_VERSINFO[0] >= 4)); then
@@ -69,7 +69,7 @@ else
     # The closes are a statement of their own: bash 3.2 hands the program of an `exec` a copy of a
     # descriptor that the same `exec` closes, and the helper would then hold its own input open.
     exec 8< <(unset NODE_EXTRA_CA_CERTS NODE_OPTIONS; exec 9>&- 7>&-; exec node --preserve-symlinks-main "$helper" <"$1" 2>/dev/null)
-    helper_pid=$! helper_out=8 to_helper=9
+    helper_pid=$! helper_out=8 to_helper=9 helper_fifo=$1
   }
 fi
 # Then bash steps aside for a moment: a read that can only time out (the helper says nothing before
@@ -226,7 +226,9 @@ forge_task_key() {
     out+=$keep
     s=${s:${#keep}}
     [[ -n $s ]] || break
-    printf -v hex '_%02x' "'${s:0:1}"
+    # bash 3.2 gives a byte above 127 as a negative number: its low 8 bits are the byte.
+    printf -v hex '%d' "'${s:0:1}"
+    printf -v hex '_%02x' $((hex & 255))
     out+=$hex
     s=${s:1}
   done
@@ -268,10 +270,14 @@ forge_git() {
   local git_pid='' status=''
   exec 5>&1
   exec 6< <(
-    # Neither this substitution nor git holds the helper's input (it must see its end when the hook
-    # stops) or this session's lock.
+    # Neither this substitution nor git holds the input of the helper (it must see its end when the
+    # hook stops) or the lock of this session.
     forge_to_helper && eval "exec $FORGE_TO_HELPER>&-"
     exec 7>&- 8<&-
+    # Job control: git leads a process group of its own, so what it starts is killed with it
+    # where there is no pkill (the stand-in). No quote marks in this substitution, comments
+    # included: bash 3.2 matches them when it reads the substitution, at run time.
+    set -m
     git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" >&5 2>/dev/null 5>&- &
     printf '%s\n' "$!"
     wait "$!"
@@ -285,6 +291,7 @@ forge_git() {
     git_dead=1
     if [[ $git_pid =~ ^[0-9]+$ ]]; then
       command -v pkill >/dev/null 2>&1 && pkill -KILL -P "$git_pid"
+      kill -KILL -- "-$git_pid" 2>/dev/null
       kill -KILL "$git_pid" 2>/dev/null
       # The substitution reaps the killed git and writes its status: once that is read, git is gone.
       IFS= read -r -t 1 -u 6 status || kill -KILL "$pid" 2>/dev/null
@@ -505,10 +512,12 @@ forge_stop_identity() {
   task_json=$FORGE_JSON
   agent=${REFLECTION_AGENT:-${FORGE_RUNTIME:-unknown}}
   forge_json_string "${agent:0:256}"
+  # shellcheck disable=SC2034 # read by lib/fallback-sidecar.sh
   agent_json=$FORGE_JSON
   forge_json_string "$session_id"
   session_json=$FORGE_JSON
   forge_json_string "${repo:-unknown}"
+  # shellcheck disable=SC2034 # read by lib/fallback-sidecar.sh
   repo_json=$FORGE_JSON
 }
 
@@ -605,7 +614,7 @@ forge_stop_write_sidecar() {
       FORGE_H_STATUS_BASE="$status_base" FORGE_H_COMMITTED="$work.committed" FORGE_H_GIT_OK="$git_ok" \
       FORGE_H_LISTING_NOTE="$listing_note" FORGE_H_BLIND="$blind_reason" FORGE_H_INPUT="$input_taken" \
       FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
-      FORGE_H_REMOVE_INPUTS=1 FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
+      FORGE_H_REMOVE_INPUTS=1 FORGE_H_FIFO="$helper_fifo" FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \
       FORGE_H_AGENT="${agent:0:256}" FORGE_H_REPO="${repo:-unknown}" FORGE_H_TIMESTAMP="$now_iso" \
       FORGE_H_MODE="$REFLECTION_MODE" FORGE_H_ATTEMPT="$FORGE_ATTEMPT" FORGE_H_COUNT_FILE="$count_file" \
       FORGE_H_COUNT="$session_count" FORGE_H_LOCK="${lock_owner:+$lock}" FORGE_H_LOCK_OWNER="$lock_owner" \

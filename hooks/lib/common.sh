@@ -47,15 +47,18 @@ else
   forge_bounded() {
     local seconds=$1 pid dog rc
     shift
-    # An explicit stdin: a background command would otherwise read /dev/null.
+    # An explicit stdin: a background command would otherwise read /dev/null. Job control for the
+    # start only: the command leads a process group of its own, killed whole (its children too).
+    set -m
     "$@" <&0 &
     pid=$!
+    set +m
     (
       exec </dev/null >/dev/null 2>&1 5>&- 6>&- 7>&- 8>&- 9>&-
       sleep "$seconds" &
       sleeper=$!
       trap 'kill -KILL "$sleeper" 2>/dev/null; exit 0' TERM
-      wait "$sleeper" && kill -KILL "$pid"
+      wait "$sleeper" && { kill -KILL -- "-$pid" || kill -KILL "$pid"; }
     ) &
     dog=$!
     wait "$pid"

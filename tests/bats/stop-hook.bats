@@ -531,9 +531,11 @@ stop_events() {
   stop
   files=("$REPO"/.forge/spool/*.event)
   [ "${#files[@]}" -eq 2 ]
-  grep -q '"event":"Stop"' "${files[0]}"
-  grep -q '"event":"reflection.written"' "${files[1]}"
-  tail -n +2 "${files[1]}" >"$BATS_TEST_TMPDIR/written.json"
+  # One of each (by content: on bash 3.2 both names carry 16 zeros, not their order).
+  [ "$(grep -l '"event":"Stop"' "${files[@]}" | wc -l | tr -d ' ')" -eq 1 ]
+  written=$(grep -l '"event":"reflection.written"' "${files[@]}")
+  [ "$(printf '%s\n' "$written" | wc -l | tr -d ' ')" -eq 1 ]
+  tail -n +2 "$written" >"$BATS_TEST_TMPDIR/written.json"
   [ "$(jget "$BATS_TEST_TMPDIR/written.json" sidecar)" = "\"$(last_sidecar)\"" ]
   [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report)" = '"absent"' ]
 }

@@ -19,8 +19,8 @@
  * event is spooled (see spoolWritten). Before all that, and even when no other fact comes (the hook
  * stopped early or was killed), the Stop event the hook wrote to $FORGE_H_STOP_TMP is moved to
  * $FORGE_H_STOP_FINAL (the hook sends those two first, the rest once git has answered). With
- * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list) are
- * removed once it has placed the sidecar under its final name, saving the hook an `rm`; then the
+ * $FORGE_H_REMOVE_INPUTS=1, the temp files it was given (payload, git status, committed list, and
+ * on bash 3.2 the FIFO it reads the facts from, $FORGE_H_FIFO) are removed once it has placed the sidecar under its final name, saving the hook an `rm`; then the
  * session's count is written and its lock let go (finishTurn). After the end record the hook holds
  * stdin open until it exits: once stdin ends, the helper starts the drain the hook names
  * ($FORGE_H_DRAIN_CLI; see startDrain). Exit 0 only when the sidecar was written.
@@ -215,7 +215,7 @@ function main(env: Facts): number {
   }
   // Last, and only once the sidecar stands under its final name: until then the hook's bash
   // fallback may still need these (a sidecar left at its temp name is the hook's to place).
-  if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED]) removeQuietly(input);
+  if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED, env.FORGE_H_FIFO]) removeQuietly(input);
   if (placed) finishTurn(env);
   // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
   // (~10 ms here), which the hook does not wait for.
