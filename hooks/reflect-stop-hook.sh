@@ -484,6 +484,7 @@ forge_stop_list_changes() {
       if [[ $status_base == head ]]; then
         listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
         if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
+          # shellcheck disable=SC2034 # read by lib/fallback-sidecar.sh
           committed_expected=1
           forge_git diff --name-only -z --no-renames "$recorded" "$head" -- >"$work.committed" || git_ok=0
         fi
