@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # the run's variables are set by reflect-stop-hook.sh, which sources this
 # The Stop hook's bash fallback, sourced by reflect-stop-hook.sh only when the node helper cannot
 # answer (no node, or it failed or ran out of time): the sidecar in pure bash. Reads the run's
 # variables (git_ok, work, status_base, committed_expected, listing_note, blind_reason, the JSON
