@@ -140,9 +140,10 @@ forge_stop_cleanup() {
 # when the file is not older than this run's payload, else stale. The helper lets the lock go once
 # the sidecar and the count stand (FORGE_H_LOCK); the EXIT trap otherwise, only while it is ours.
 # (flock(1) is a process beside node's start, on the Stop hook's time.)
-# Elsewhere (macOS): flock(1)'s kernel lock on locks/NAME.lock.flock when present, else a lock
-# folder holding "<pid> <start second>", stale when its process is gone or it is older than
-# FORGE_LOCK_STALE_SECONDS (a reused pid can then hold it that long at most).
+# Elsewhere: flock(1)'s kernel lock on locks/NAME.lock.flock when present, else (a Mac) the file
+# locks/NAME.pid, created exclusively as the owner file is, holding "<pid> <start second>", stale
+# when its process is gone or it is older than FORGE_LOCK_STALE_SECONDS (a reused pid can then hold
+# it that long at most); the helper lets it go as it does the owner file.
 # Descriptor 7 is always open (/dev/null until a flock is taken), so the children that must not
 # inherit the lock can close it with 7>&-.
 # FORGE_PROC_ROOT (default /proc) lets the tests take the other platforms' paths.
@@ -150,7 +151,7 @@ FORGE_PROC_ROOT=${FORGE_PROC_ROOT:-/proc}
 lock_owner=''
 exec 7</dev/null
 forge_take_lock() {
-  local path=$FORGE_STATE/locks/$1.lock held='' pid='' started='' try
+  local path=$FORGE_STATE/locks/$1.lock pid='' started='' try
   forge_ensure_dir "$FORGE_STATE/locks" || return 1
   if forge_proc_start "$$"; then
     local owner="$$ $FORGE_PROC_START"
@@ -178,18 +179,26 @@ forge_take_lock() {
     flock -n 7 || return 1
     return 0
   fi
-  if ! mkdir -m 0700 -- "$path" 2>/dev/null; then
-    [[ -f $path/owner ]] && IFS=' ' read -r pid started <"$path/owner"
-    if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-      [[ $started =~ ^[0-9]+$ ]] && ((${now_iso_us:0:10} - started < FORGE_LOCK_STALE_SECONDS)); then
-      held=1
+  # No /proc and no flock (a Mac): the file locks/NAME.pid, created exclusively, holding "<pid>
+  # <start second>", stale when its pid is gone or it is older than FORGE_LOCK_STALE_SECONDS.
+  path=$FORGE_STATE/locks/$1.pid
+  local owner="$$ $((10#${now_iso_us:0:10}))"
+  for try in 1 2; do
+    if printf '%s\n' "$owner" 2>/dev/null >"$path"; then
+      lock=$path lock_owner=$owner
+      return 0
     fi
-    [[ -n $held ]] && return 1
-    rm -rf -- "$path"
-    mkdir -m 0700 -- "$path" 2>/dev/null || return 1
-  fi
-  lock=$path
-  printf '%s %s\n' "$$" "$((10#${now_iso_us:0:10}))" >"$path/owner"
+    ((try == 1)) && [[ -f $path && ! -L $path ]] || return 1
+    pid='' started=''
+    IFS=' ' read -r pid started <"$path"
+    if forge_decimal "$pid" && forge_decimal "$started"; then
+      kill -0 "$pid" 2>/dev/null && ((10#${now_iso_us:0:10} - started < FORGE_LOCK_STALE_SECONDS)) && return 1
+    elif [[ ! $path -ot $work.payload ]]; then
+      return 1
+    fi
+    rm -f -- "$path"
+  done
+  return 1
 }
 
 # forge_lock_ours: the session's lock file still names this run as its owner.

@@ -362,8 +362,8 @@ stop_events() {
   kill_hung_git
   [ "$(sidecar_count)" -eq 0 ]
   # Its lock, left: stale from now on. With /proc an owner file; without (a Mac: no flock either)
-  # a folder holding one.
-  if [[ -r ${FORGE_PROC_ROOT:-/proc}/$$/stat ]]; then left='*.owner'; else left='*.lock/owner'; fi
+  # a pid file.
+  if [[ -r ${FORGE_PROC_ROOT:-/proc}/$$/stat ]]; then left='*.owner'; else left='*.pid'; fi
   [ -n "$(find "$REPO/.forge/locks" -path "$REPO/.forge/locks/$left")" ]
   [ "$(stop_events | wc -l)" -eq 1 ]
   for f in "$REPO"/.forge/spool/*.event; do head -n 1 "$f" | node -e 'JSON.parse(require("fs").readFileSync(0,"utf8"))'; done
@@ -475,7 +475,7 @@ stop_events() {
   kill -9 "$holder" 2>/dev/null || true
   wait "$holder" || true
   # A leftover pid file of the old scheme naming a live process is not obeyed either.
-  mkdir -p "${lock%.flock}" && echo "$$ $(date +%s)" >"${lock%.flock}/owner"
+  echo "$$ $(date +%s)" >"${lock%.lock.flock}.pid"
   # The Stop's background drain is a CLI that outlives the hook: it must not keep the lock.
   printf '#!/bin/sh\nsleep 5\n' >"$BATS_TEST_TMPDIR/slow-cli" && chmod +x "$BATS_TEST_TMPDIR/slow-cli"
   PATH=$with_flock FORGE_REFLECT_CLI="$BATS_TEST_TMPDIR/slow-cli" stop
@@ -484,28 +484,34 @@ stop_events() {
   pkill -f "$BATS_TEST_TMPDIR/slow-cli" || true
 }
 
-@test "without /proc or flock: a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old" {
+@test "without /proc or flock: a lock is honoured while its owner lives and is fresh; stale when the owner is gone or it is old; the helper lets it go" {
   # shellcheck disable=SC2030,SC2031 # each test is its own subshell: meant to stay in it
   export FORGE_PROC_ROOT=$BATS_TEST_TMPDIR/no-proc
   no_flock=$(path_without flock)
-  lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.lock"
-  mkdir -p "$lock"
+  lock="$REPO/.forge/locks/stop-7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34.pid"
+  mkdir -p "${lock%/*}"
   now=$(date +%s)
-  echo "$$ $now" >"$lock/owner"
+  echo "$$ $now" >"$lock"
   PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   assert_promise
   [ "$(sidecar_count)" -eq 0 ]
-  echo "$$ $((now - 120))" >"$lock/owner"
+  [ "$(cat "$lock")" = "$$ $now" ]
+  echo "$$ $((now - 120))" >|"$lock"
   PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   [ "$(sidecar_count)" -eq 1 ]
-  mkdir -p "$lock"
+  [ ! -e "$lock" ]   # let go once the sidecar stands
   sleep 0.01 &
   dead=$!
   wait "$dead"
-  echo "$dead $now" >"$lock/owner"
+  echo "$dead $now" >"$lock"
   PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
   [ "$(sidecar_count)" -eq 2 ]
   [ ! -e "$lock" ]
+  # A lock file left empty an hour ago (a taker killed between its open and its write) is stale.
+  : >"$lock"
+  touch -d '1 hour ago' "$lock"
+  PATH="$no_flock" hook_run "$REPO" bash "$STOP_HOOK" <"$PAYLOADS/stop.json"
+  [ "$(sidecar_count)" -eq 3 ]
 }
 
 @test "state is private: folders 0700, files 0600, a .gitignore of * in the state dir" {
