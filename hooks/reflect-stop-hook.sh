@@ -151,27 +151,11 @@ FORGE_PROC_ROOT=${FORGE_PROC_ROOT:-/proc}
 lock_owner=''
 exec 7</dev/null
 forge_take_lock() {
-  local path=$FORGE_STATE/locks/$1.lock pid='' started='' try
+  local path=$FORGE_STATE/locks/$1.lock
   forge_ensure_dir "$FORGE_STATE/locks" || return 1
   if forge_proc_start "$$"; then
-    local owner="$$ $FORGE_PROC_START"
-    path=$FORGE_STATE/locks/$1.owner
-    for try in 1 2; do
-      if printf '%s\n' "$owner" 2>/dev/null >"$path"; then
-        lock=$path lock_owner=$owner
-        return 0
-      fi
-      ((try == 1)) && [[ -f $path && ! -L $path ]] || return 1
-      pid='' started=''
-      IFS=' ' read -r pid started <"$path"
-      if forge_decimal "$pid" && forge_decimal "$started" 20; then
-        forge_proc_start "$pid" && [[ $FORGE_PROC_START == "$started" ]] && return 1
-      elif [[ ! $path -ot $work.payload ]]; then
-        return 1
-      fi
-      rm -f -- "$path"
-    done
-    return 1
+    forge_lock_file "$FORGE_STATE/locks/$1.owner" "$$ $FORGE_PROC_START" forge_lock_alive_proc
+    return
   fi
   if command -v flock >/dev/null 2>&1; then
     [[ -L $path.flock ]] && return 1
@@ -179,10 +163,16 @@ forge_take_lock() {
     flock -n 7 || return 1
     return 0
   fi
-  # No /proc and no flock (a Mac): the file locks/NAME.pid, created exclusively, holding "<pid>
-  # <start second>", stale when its pid is gone or it is older than FORGE_LOCK_STALE_SECONDS.
-  path=$FORGE_STATE/locks/$1.pid
-  local owner="$$ $((10#${now_iso_us:0:10}))"
+  forge_lock_file "$FORGE_STATE/locks/$1.pid" "$$ $((10#${now_iso_us:0:10}))" forge_lock_alive_young
+}
+
+# forge_lock_file PATH OWNER ALIVE: takes the lock file PATH, created exclusively (noclobber: O_EXCL,
+# never through a link) holding OWNER ("<pid> <start>"). A lock already there is held while ALIVE
+# PID START says its owner is, else it is removed and taken again; one whose owner line is not yet
+# written is a taker between its open and its write when the file is not older than this run's
+# payload, else stale.
+forge_lock_file() {
+  local path=$1 owner=$2 alive=$3 pid started try
   for try in 1 2; do
     if printf '%s\n' "$owner" 2>/dev/null >"$path"; then
       lock=$path lock_owner=$owner
@@ -191,14 +181,26 @@ forge_take_lock() {
     ((try == 1)) && [[ -f $path && ! -L $path ]] || return 1
     pid='' started=''
     IFS=' ' read -r pid started <"$path"
-    if forge_decimal "$pid" && forge_decimal "$started"; then
-      kill -0 "$pid" 2>/dev/null && ((10#${now_iso_us:0:10} - started < FORGE_LOCK_STALE_SECONDS)) && return 1
+    if forge_decimal "$pid" && forge_decimal "$started" 20; then
+      "$alive" "$pid" "$started" && return 1
     elif [[ ! $path -ot $work.payload ]]; then
       return 1
     fi
     rm -f -- "$path"
   done
   return 1
+}
+
+# The owner PID that started at START (clock ticks since boot) is still running (/proc).
+# shellcheck disable=SC2329 # called by forge_lock_file, by name
+forge_lock_alive_proc() {
+  forge_proc_start "$1" && [[ $FORGE_PROC_START == "$2" ]]
+}
+
+# The owner PID lives and took the lock at START (epoch second) less than the stale time ago.
+# shellcheck disable=SC2329 # called by forge_lock_file, by name
+forge_lock_alive_young() {
+  kill -0 "$1" 2>/dev/null && ((10#${now_iso_us:0:10} - $2 < FORGE_LOCK_STALE_SECONDS))
 }
 
 # forge_lock_ours: the session's lock file still names this run as its owner.
