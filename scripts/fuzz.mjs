@@ -4,6 +4,10 @@
 //   - every hook run exits 0 with empty stdout;
 //   - no file appears or changes outside the state dir (the repo's work tree and a sibling folder);
 //   - every spooled event ends either in the log (once) or in spool/rejected/ with a .reason;
+//   - a hook without a clock (bash before 5: a Mac's 3.2, the stock-Mac pass of scripts/test-shell.mjs)
+//     names every spool file with 16 zeros and "clock":"file" and writes no spool log, and the log
+//     holds its event under the file's time of writing (docs/spool-format.md); a hook with one never
+//     names a file so;
 //   - every sidecar the Stop hook wrote is valid reflection.v1;
 //   - the drain (the built CLI, `forge-reflect ingest`) exits 0 and prints no stack trace.
 // Cases: N event-hook payloads (drained in batches) and N/10 Stop runs with a fuzzed self-report.
@@ -187,8 +191,17 @@ for (const k of ['FORGE_DIR', 'REFLECTION_DIR', 'REFLECTION_INPUT', 'FORGE_REFLE
 // no drain started by the Stop hook: the fuzzer drains, so it knows what was spooled
 env.PATH = (env.PATH ?? '').split(':').filter((p) => !existsSync(join(p, 'forge-reflect'))).join(':');
 
-const figures = { seed: SEED, event_cases: 0, stop_cases: 0, spooled: 0, logged: 0, rejected: 0, sidecars: 0, events_lost: 0, invariant_failures: 0 };
-const spooled = new Set();
+// The hooks' bash: `bash` on PATH, or in the stock-Mac pass (which routes every hook run to it) the
+// stand-in's 3.2. bash 5 has a clock (EPOCHREALTIME); an older one has none (docs/decisions.md).
+const HOOK_BASH = process.env.FORGE_TEST_PLATFORM === 'macos-like' ? join(process.env.FORGE_TEST_MACOS_BIN ?? '', 'bash') : 'bash';
+const hookMajor = Number(spawnSync(HOOK_BASH, ['-c', 'echo "${BASH_VERSINFO[0]}"'], { encoding: 'utf8' }).stdout?.trim());
+if (!Number.isInteger(hookMajor) || hookMajor < 3) fail(`cannot tell the version of the hooks' bash (${HOOK_BASH})`);
+const HOOK_CLOCK = hookMajor >= 5;
+const ZEROS = '0000000000000000';
+
+const figures = { seed: SEED, clock: HOOK_CLOCK ? 'hook' : 'file', event_cases: 0, stop_cases: 0, spooled: 0, logged: 0, rejected: 0, sidecars: 0, events_lost: 0, invariant_failures: 0 };
+/** Each spooled file's name (without `.event`: its name in rejected/ too) → the id the log keeps it under. */
+const spooled = new Map();
 
 function runHook(script, arg, input) {
   const r = spawnSync('bash', arg === null ? [script] : [script, arg], { cwd: repo, env, input, maxBuffer: 1 << 20, timeout: 60_000 });
@@ -198,7 +211,31 @@ function runHook(script, arg, input) {
 function noteSpool() {
   const dir = join(state, 'spool');
   if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) if (name.endsWith('.event') && !name.startsWith('.')) spooled.add(name.slice(0, -6));
+  if (!HOOK_CLOCK && existsSync(join(dir, 'events.log'))) fail('a hook without a clock appended to spool/events.log');
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.event') || name.startsWith('.')) continue;
+    const stem = name.slice(0, -6);
+    if (spooled.has(stem)) continue;
+    spooled.set(stem, loggedIdOf(join(dir, name), stem));
+  }
+}
+
+/** The id the drain logs a spool file under: its name, or without a clock its time of writing in place of the zeros. */
+function loggedIdOf(path, stem) {
+  if (HOOK_CLOCK) {
+    if (stem.startsWith(ZEROS)) fail(`a hook with a clock named a spool file with 16 zeros: ${stem}`);
+    return stem;
+  }
+  if (!stem.startsWith(`${ZEROS}-`)) fail(`a hook without a clock named a spool file with a time: ${stem}`);
+  const text = readFileSync(path).toString('utf8');
+  let env;
+  try {
+    env = JSON.parse(text.slice(0, text.indexOf('\n')));
+  } catch {
+    fail(`spool file ${stem} has no JSON envelope`, text.slice(0, 300));
+  }
+  if (env.clock !== 'file' || env.received_us !== 0) fail(`spool file ${stem} is named with 16 zeros, its envelope says clock ${env.clock}, received_us ${env.received_us}`);
+  return `${String(Math.round(statSync(path).mtimeMs * 1000)).padStart(16, '0')}${stem.slice(16)}`;
 }
 
 function drain() {
@@ -256,10 +293,10 @@ if (q.status !== 0) fail('cannot read the log', q.stderr);
 const ids = JSON.parse(q.stdout);
 const logged = new Set(ids);
 if (logged.size !== ids.length) fail('an event is in the log twice');
-for (const id of spooled) {
+for (const [stem, id] of spooled) {
   const inLog = logged.has(id);
-  const inRejected = rejected.has(id);
-  if (inLog === inRejected) fail(`event ${id} is ${inLog ? 'both in the log and rejected' : 'lost: neither in the log nor rejected'}`);
+  const inRejected = rejected.has(stem);
+  if (inLog === inRejected) fail(`event ${stem}${id === stem ? '' : ` (logged as ${id})`} is ${inLog ? 'both in the log and rejected' : 'lost: neither in the log nor rejected'}`);
 }
 figures.spooled = spooled.size;
 figures.logged = logged.size;

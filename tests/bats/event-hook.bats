@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # reflect-event-hook.sh: each event spooled exactly once with exactly its payload, as a record of
-# spool/events.log (a small single-line payload) or a spool file of its own (any other), never node,
-# and the promise (exit 0, empty stdout) under every input.
+# spool/events.log (a small payload) or a spool file of its own (any other), never node, and the
+# promise (exit 0, empty stdout) under every input. The hooks' bash decides some of it (HOOK_CLOCK,
+# tests/helpers/hooks.bash): without a clock (bash 3.2, the stock-Mac pass) every event is a file
+# of its own named with 16 zeros and "clock":"file", and the drain dates it by its time of writing.
 
 load ../helpers/common
 load ../helpers/hooks
@@ -40,12 +42,18 @@ envelope() {
     count=$((count + 1))
     newest=$(spool_files | tail -n 1)
     tail -n +2 "$newest" | cmp - "$payload"
+    assert_spool_name "$newest"
     [ "$(envelope "$newest" event)" = '"PostToolUse"' ]
     [ "$(envelope "$newest" source)" = '"event-hook"' ]
     [ "$(envelope "$newest" cwd)" = "\"$REPO\"" ]
   done
   [ "$(spool_files | wc -l)" -eq "$count" ]
   [[ "$(basename "$(spool_files | head -n 1)")" =~ ^[0-9]{16}-[0-9]+-[0-9a-f]{8}\.event$ ]]
+  if [[ -z $HOOK_CLOCK ]]; then
+    # Without a clock not one is a record: every event a file of its own.
+    [ ! -e "$REPO/.forge/spool/events.log" ]
+    [ "$(find "$REPO/.forge/spool" -mindepth 1 -maxdepth 1 -name '*.event' | wc -l)" -eq "$count" ]
+  fi
 }
 
 @test "no node on the per-event path: it works with node absent from PATH" {
@@ -88,6 +96,9 @@ envelope() {
 }
 
 @test "a payload of up to 4 KiB starts no process at all (no mv, cat, head or timeout), as a file or a record; a longer one does, and loses nothing" {
+  # own: the files of their own the spool holds once each small event is in (a record with a clock,
+  # a file of its own without one).
+  own=2
   # A payload the log does not take (it holds a \x1e): a file of its own.
   printf '{"session_id":"s1","x":"\036"}' >"$BATS_TEST_TMPDIR/own-file"
   hook_run "$REPO" bash "$EVENT_HOOK" Notification <"$BATS_TEST_TMPDIR/own-file" # the state dir made
@@ -102,22 +113,32 @@ envelope() {
   assert_promise
   [ ! -e "$BATS_TEST_TMPDIR/started" ]
   [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
-  # A single-line payload: a record of the spool log (the log made by this very event), no process.
+  # A single-line payload: a record of the spool log (the log made by this very event), no process;
+  # without a clock a file of its own, written at once under its final name: no process either.
   [ ! -e "$REPO/.forge/spool/events.log" ]
   printf '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/one-line"
   PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/one-line"
   assert_promise
   [ ! -e "$BATS_TEST_TMPDIR/started" ]
-  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
-  [ -s "$REPO/.forge/spool/events.log" ]
-  # PAYLOAD appended as the COUNT-th spooled event, a record of a log already there: no process.
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ -s "$REPO/.forge/spool/events.log" ]
+  else
+    own=3
+    [ ! -e "$REPO/.forge/spool/events.log" ]
+  fi
+  [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq "$own" ]
+  assert_spool_name "$(spool_files | tail -n 1)"
+  # PAYLOAD spooled as the COUNT-th event, a record of a log already there (a file of its own
+  # without a clock): no process.
   spied_record() {
     PATH=$bin:$PATH hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$1"
     assert_promise
     [ ! -e "$BATS_TEST_TMPDIR/started" ]
-    [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq 2 ]
+    [[ -n $HOOK_CLOCK ]] || own=$2
+    [ "$(find "$REPO/.forge/spool" -name '*.event' | wc -l)" -eq "$own" ]
     [ "$(spool_files | wc -l)" -eq "$2" ]
     tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$1"
+    assert_spool_name "$(spool_files | tail -n 1)"
   }
   spied_record "$BATS_TEST_TMPDIR/one-line" 4
   spied_record "$PRETTY_PAYLOAD" 5   # pretty-printed: a record too
@@ -155,18 +176,31 @@ envelope() {
   hook_run "$weird" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1","x":"\036"}')   # a file of its own
   assert_promise
   # and as a record of the spool log, whose framing bytes (\x1e, \x1f, \n) the cwd also holds
+  # (without a clock: a file of its own too)
   hook_run "$weird" bash "$EVENT_HOOK" PostToolUse < <(printf '{"session_id":"s1"}')
   assert_promise
   for file in $(spool_files); do
     [ "$(envelope "$file" event)" = '""' ]
   done
   [ ! -e "$REPO/pwned" ]
-  [ -s "$weird/.forge/spool/events.log" ]
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ -s "$weird/.forge/spool/events.log" ]
+    own=1
+  else
+    [ ! -e "$weird/.forge/spool/events.log" ]
+    own=2
+  fi
   [ "$(spool_files "$weird/.forge/spool" | grep -c '\.event$')" -eq 2 ]
   spool_files "$weird/.forge/spool" >/dev/null   # the records extracted (a failure fails the test here)
   key=$(printf '%s' "$weird/.forge/spool" | cksum)   # where spool_files put them (tests/helpers/hooks.bash)
-  for file in "$(find "$weird/.forge/spool" -maxdepth 1 -name '*.event')" "$(find "$BATS_TEST_TMPDIR/records/${key%% *}" -name '*.event')"; do
+  files=()
+  while IFS= read -r -d '' file; do files+=("$file"); done < <(find "$weird/.forge/spool" -maxdepth 1 -name '*.event' -print0)
+  [ "${#files[@]}" -eq "$own" ]
+  while IFS= read -r -d '' file; do files+=("$file"); done < <(find "$BATS_TEST_TMPDIR/records/${key%% *}" -name '*.event' -print0)
+  [ "${#files[@]}" -eq 2 ]
+  for file in "${files[@]}"; do
     [ -f "$file" ]
+    assert_spool_name "$file"
     [ "$(envelope "$file" cwd)" = "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$weird")" ]
   done
 }
@@ -214,6 +248,7 @@ envelope() {
   [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
   [ "$(stat -c %a "$(spool_files)")" = 600 ]
   # The log, made by a hook whose caller's umask lets anyone read: still 0600, and the spool 0700.
+  # (Without a clock the event is a file of its own, written straight under its final name: 0600.)
   rm -rf "$REPO/.forge"
   mask=$(umask)
   umask 000
@@ -221,13 +256,23 @@ envelope() {
   umask "$mask"
   assert_promise
   [ "$(stat -c %a "$REPO/.forge/spool")" = 700 ]
-  [ "$(stat -c %a "$REPO/.forge/spool/events.log")" = 600 ]
-  [ "$(spool_files | wc -l)" -eq 1 ]
-  # Sealed by a drain into a segment: still 0600.
-  (cd "$REPO" && forge_reflect ingest >/dev/null)
-  seg=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg')
-  [ -n "$seg" ]
-  [ "$(stat -c %a "$seg")" = 600 ]
+  assert_spooled_small 1
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ "$(stat -c %a "$REPO/.forge/spool/events.log")" = 600 ]
+    # Sealed by a drain into a segment: still 0600.
+    (cd "$REPO" && forge_reflect ingest >/dev/null)
+    seg=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg')
+    [ -n "$seg" ]
+    [ "$(stat -c %a "$seg")" = 600 ]
+  else
+    [ "$(stat -c %a "$(spool_files)")" = 600 ]
+    # Drained: logged under its time of writing; no segment, nothing left.
+    want=$(spool_ids "$(spool_files)")
+    (cd "$REPO" && forge_reflect ingest >/dev/null && forge_reflect events --json >"$BATS_TEST_TMPDIR/events.json")
+    [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 \( -name '*.seg' -o -name '*.event' -o -name events.log \))" ]
+    [ "$(jget "$BATS_TEST_TMPDIR/events.json" 0.id)" = "\"$want\"" ]
+    [ "$(jget "$BATS_TEST_TMPDIR/events.json" length)" = 1 ]
+  fi
   rm -rf "$REPO/.forge"
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$PAYLOADS/post-tool-use-bash.json"
   # Half a payload, then a writer that stalls: the hook waits in its read (up to 4 s), and writes
@@ -246,6 +291,7 @@ envelope() {
 }
 
 @test "8 hooks at once x 200 many-line events (each a record of the log, written in one write): 1,600 distinct, complete records" {
+  # (Without a clock each is a file of its own: 1,600 distinct, complete files, each dated by the drain.)
   # Odd workers send the fixture without its final newline: a record written in pieces would then
   # leave in two writes (stdio flushes a piece up to its last newline), which other hooks could split.
   head -c -1 "$PRETTY_PAYLOAD" >"$BATS_TEST_TMPDIR/no-final-newline"
@@ -259,8 +305,10 @@ envelope() {
     ) &
   done
   wait
-  [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # records only: no .event, no temp file
-  [ "$(spool_files | wc -l)" -eq 1600 ]   # the strict reader: each record whole, none torn or interleaved
+  # Records only, no .event, no temp file; read by the strict reader: each record whole, none torn
+  # or interleaved. Without a clock: files of their own only, no log, no temp file.
+  assert_spooled_small 1600
+  [ "$(spool_files | wc -l)" -eq 1600 ]
   [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
   [ -z "$(find "$REPO/.forge/spool" -name '.tmp-*')" ]
   size=$(wc -c <"$PRETTY_PAYLOAD")
@@ -269,32 +317,69 @@ envelope() {
     [ "$got" -eq "$size" ] || [ "$got" -eq $((size - 1)) ]
   done
   [ "$(for file in $(spool_files); do tail -n +2 "$file" | wc -c; done | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "800 800 " ]
+  # The ids the drain is to store: the records' own, or each file's name dated by its time of writing.
+  # shellcheck disable=SC2046 # the paths hold no space
+  spool_ids $(spool_files) | sort >"$BATS_TEST_TMPDIR/want-ids"
+  [ "$(sort -u "$BATS_TEST_TMPDIR/want-ids" | wc -l)" -eq 1600 ]
   cd "$REPO" || return 1
   forge_reflect ingest >/dev/null
   # Drained: no spool file and no live log (the sealed segment stays a minute, read to its end).
+  drained_removed   # (files of their own: removed once the drain returned)
   [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 \( -name '*.event' -o -name events.log \))" ]
+  if [[ -z $HOOK_CLOCK ]]; then
+    [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg')" ]   # no log, so no segment
+  fi
   forge_reflect ingest >/dev/null
   rows=$(node -e 'const D=require(process.argv[1]); const db=new D(process.argv[2],{readonly:true}); const r=db.prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT id) AS d FROM events").get(); console.log(r.n+" "+r.d)' \
     "$KIT_ROOT/node_modules/better-sqlite3" "$REPO/.forge/events.db")
   [ "$rows" = "1600 1600" ]
+  node -e 'const D=require(process.argv[1]); const db=new D(process.argv[2],{readonly:true}); for (const r of db.prepare("SELECT id FROM events ORDER BY id").all()) console.log(r.id)' \
+    "$KIT_ROOT/node_modules/better-sqlite3" "$REPO/.forge/events.db" | sort | cmp - "$BATS_TEST_TMPDIR/want-ids"
 }
 
-@test "a stdin that never closes: the hook still returns inside the 10 s registration, and keeps what it read" {
+@test "a stdin that never closes: the hook still returns inside the 10 s registration, and keeps what it read (bash 3.2: nothing, an empty event the drain rejects)" {
   start=$SECONDS
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(while :; do printf '{"session_id":"s1"}\n'; sleep 0.3; done)
   assert_promise
   [ $((SECONDS - start)) -lt 9 ]
   file=$(spool_files)
   [ -n "$file" ]
-  [ "$(tail -n +2 "$file" | wc -c)" -gt 0 ]
+  [ "$(spool_files | wc -l)" -eq 1 ]
+  assert_spool_name "$file"
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ "$(tail -n +2 "$file" | wc -c)" -gt 0 ]
+  else
+    # bash 3.2's `read -t` keeps nothing when its time runs out: the event's payload is empty, and
+    # the drain rejects it with its reason (nothing kept in part).
+    [ "$(tail -n +2 "$file" | wc -c)" -eq 0 ]
+    [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name "${file##*/}")" ]   # no temp file, no log
+    (cd "$REPO" && forge_reflect ingest --json >"$BATS_TEST_TMPDIR/ingest.json")
+    [ "$(jget "$BATS_TEST_TMPDIR/ingest.json" drained)" = 0 ]
+    [ "$(jget "$BATS_TEST_TMPDIR/ingest.json" rejected)" = 1 ]
+    name=${file##*/}
+    [ -f "$REPO/.forge/spool/rejected/$name" ]
+    grep -q 'payload is empty and not marked truncated' "$REPO/.forge/spool/rejected/${name%.event}.reason"
+  fi
 }
 
-@test "a single-line payload, with or without its final newline, is one record of spool/events.log: byte for byte, no file of its own" {
+@test "a single-line payload, with or without its final newline, is one record of spool/events.log: byte for byte, no file of its own (no clock: one file, no log)" {
   for tail in '' $'\n'; do
     rm -rf "$REPO/.forge" "$BATS_TEST_TMPDIR/rec"
     printf '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}%s' "$tail" >"$BATS_TEST_TMPDIR/payload"
     hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/payload"
     assert_promise
+    if [[ -z $HOOK_CLOCK ]]; then
+      # Without a clock: a file of its own and no log, written at once under its final name: the
+      # envelope (16 zeros for the time, "clock":"file", the payload's length), then the payload.
+      assert_spooled_small 1
+      [ ! -e "$REPO/.forge/spool/events.log" ]
+      file=$(spool_files)
+      [[ ${file##*/} =~ ^0{16}-([0-9]+)-[0-9a-f]{8}\.event$ ]]
+      cwd=$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$REPO")
+      { printf '{"v":1,"source":"event-hook","event":"PostToolUse","runtime":"","received_us":0,"pid":%s,"cwd":%s,"cap":1048576,"clock":"file","bytes":%s}\n' \
+          "${BASH_REMATCH[1]}" "$cwd" "$(wc -c <"$BATS_TEST_TMPDIR/payload")"; cat "$BATS_TEST_TMPDIR/payload"; } | cmp - "$file"
+      continue
+    fi
     log=$REPO/.forge/spool/events.log
     [ -f "$log" ]
     [ ! -L "$log" ]
@@ -318,7 +403,7 @@ envelope() {
   done
 }
 
-@test "a payload with newlines inside (pretty-printed JSON) is one record too, byte for byte" {
+@test "a payload with newlines inside (pretty-printed JSON) is one record too, byte for byte (no clock: one file)" {
   printf '{"session_id":"s1",\n"tool_name":"Bash"}' >"$BATS_TEST_TMPDIR/inner"
   printf '{"session_id":"s1",\n"tool_name":"Bash"}\n' >"$BATS_TEST_TMPDIR/inner-and-last"
   printf '\n{"session_id":"s1"}' >"$BATS_TEST_TMPDIR/first"
@@ -328,7 +413,13 @@ envelope() {
     rm -rf "$REPO/.forge" "$BATS_TEST_TMPDIR/rec"
     hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/$name"
     assert_promise
-    [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # no .event, no temp file
+    assert_spooled_small 1   # a record: no .event, no temp file (without a clock: one file, no log)
+    if [[ -z $HOOK_CLOCK ]]; then
+      file=$(spool_files)
+      tail -n +2 "$file" | cmp - "$BATS_TEST_TMPDIR/$name"
+      [ "$(envelope "$file" bytes)" -eq "$(wc -c <"$BATS_TEST_TMPDIR/$name")" ]
+      continue
+    fi
     run node "$SPOOL_RECORDS" scan "$BATS_TEST_TMPDIR/rec" "$REPO/.forge/spool/events.log"
     [ "$status" -eq 0 ]
     [[ $output =~ ^whole\ 0\ ([0-9]{16}-[0-9]+-[0-9a-f]{8})$ ]]
@@ -349,26 +440,38 @@ envelope() {
     [ "$(find "$REPO/.forge/spool" -mindepth 1 | wc -l)" -eq 1 ]
     file=$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event')
     [[ "${file##*/}" =~ ^[0-9]{16}-[0-9]+-[0-9a-f]{8}\.event$ ]]
+    assert_spool_name "$file"
     tail -n +2 "$file" | cmp - "$BATS_TEST_TMPDIR/$name"
     [ "$(envelope "$file" bytes)" -eq "$(wc -c <"$BATS_TEST_TMPDIR/$name")" ]
     [ "$(envelope "$file" id)" = undefined ]   # a file's name is its id
   done
   # Just under the limit it is still a record: the overhead of a record (all but the payload) is
   # measured on a small one, and a payload 8 bytes short of filling the limit with it stays a record.
+  # Without a clock there are no records, so no limit: the same two events are files of their own.
   rm -rf "$REPO/.forge"
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse < <(printf '{"x":""}')
   assert_promise
-  overhead=$(($(wc -c <"$REPO/.forge/spool/events.log") - 8))
-  size=$((SPOOL_RECORD_MAX - overhead - 8))
+  if [[ -n $HOOK_CLOCK ]]; then
+    overhead=$(($(wc -c <"$REPO/.forge/spool/events.log") - 8))
+    size=$((SPOOL_RECORD_MAX - overhead - 8))
+  else
+    assert_spooled_small 1
+    size=$((SPOOL_RECORD_MAX - 200))   # what a record of this system would hold with a clock
+  fi
   { printf '{"x":"'; head -c $((size - 8)) /dev/zero | tr '\0' 'y'; printf '"}'; } >"$BATS_TEST_TMPDIR/near"
   hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/near"
   assert_promise
-  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]
+  assert_spooled_small 2
   [ "$(spool_files | wc -l)" -eq 2 ]
+  tail -n +2 "$(spool_files | head -n 1)" | cmp - <(printf '{"x":""}')
   tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/near"
-  near=$(($(wc -c <"$REPO/.forge/spool/events.log") - overhead - 8))   # the second record's length
-  [ "$near" -gt $((SPOOL_RECORD_MAX - 50)) ]
-  [ "$near" -le "$SPOOL_RECORD_MAX" ]
+  if [[ -n $HOOK_CLOCK ]]; then
+    near=$(($(wc -c <"$REPO/.forge/spool/events.log") - overhead - 8))   # the second record's length
+    [ "$near" -gt $((SPOOL_RECORD_MAX - 50)) ]
+    [ "$near" -le "$SPOOL_RECORD_MAX" ]
+  else
+    [ "$(envelope "$(spool_files | tail -n 1)" bytes)" -eq "$(wc -c <"$BATS_TEST_TMPDIR/near")" ]
+  fi
 }
 
 @test "SessionStart with a single-line payload (a record) records its own session's base, read from memory, not from the log" {
@@ -378,7 +481,7 @@ envelope() {
   printf '{"session_id":"one-line-session","hook_event_name":"SessionStart","source":"startup"}' >"$BATS_TEST_TMPDIR/start"
   hook_run "$REPO" bash "$EVENT_HOOK" SessionStart <"$BATS_TEST_TMPDIR/start"
   assert_promise
-  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]   # both are records
+  assert_spooled_small 2   # both are records (without a clock: both files of their own)
   [ "$(spool_files | wc -l)" -eq 2 ]
   tail -n +2 "$(spool_files | tail -n 1)" | cmp - "$BATS_TEST_TMPDIR/start"
   base=$REPO/.forge/sessions/one-line-session.base
@@ -391,12 +494,13 @@ envelope() {
   hook_run "$REPO" bash "$EVENT_HOOK" <"$BATS_TEST_TMPDIR/start2"
   assert_promise
   [ "$(head -n 1 "$REPO/.forge/sessions/second-session.base")" = "$(git -C "$REPO" rev-parse HEAD)" ]
-  [ -z "$(find "$REPO/.forge/spool" -name '*.event')" ]
+  assert_spooled_small 3
   [ "$(spool_files | wc -l)" -eq 3 ]
   [ "$(find "$REPO/.forge/sessions" -name '*.base' | wc -l)" -eq 2 ]
 }
 
 @test "8 hooks at once x 200 single-line events: 1,600 whole, distinct, byte-exact records; ingest logs each once" {
+  # (Without a clock: 1,600 whole, distinct, byte-exact files of their own, and no log.)
   for worker in 1 2 3 4 5 6 7 8; do
     (
       nl=''
@@ -410,9 +514,14 @@ envelope() {
   wait
   [ "$(cat "$BATS_TEST_TMPDIR"/stdout.* | wc -c)" -eq 0 ]
   [ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'failed.*')" ]
-  [ -z "$(find "$REPO/.forge/spool" -mindepth 1 ! -name events.log)" ]   # no .event, no temp file
-  node "$SPOOL_RECORDS" extract "$BATS_TEST_TMPDIR/rec" "$REPO/.forge/spool/events.log"
-  [ "$(find "$BATS_TEST_TMPDIR/rec" -name '*.event' | wc -l)" -eq 1600 ]
+  assert_spooled_small 1600   # no .event, no temp file (without a clock: files of their own only, no log)
+  if [[ -n $HOOK_CLOCK ]]; then
+    node "$SPOOL_RECORDS" extract "$BATS_TEST_TMPDIR/rec" "$REPO/.forge/spool/events.log"
+    events=$BATS_TEST_TMPDIR/rec
+  else
+    events=$REPO/.forge/spool   # each file shaped as an extracted record: envelope line, payload
+  fi
+  [ "$(find "$events" -name '*.event' | wc -l)" -eq 1600 ]
   # Every payload exactly as sent, each once, and `bytes` its length.
   # shellcheck disable=SC2016 # JavaScript template literals, not shell
   node -e '
@@ -425,7 +534,9 @@ envelope() {
       if (!want.delete(payload)) throw new Error(`${name}: a payload not sent, or sent once and found twice: ${JSON.stringify(payload)}`);
       if (env.bytes !== b.length - nl - 1) throw new Error(`${name}: bytes ${env.bytes}, payload ${b.length - nl - 1}`);
     }
-    if (want.size !== 0) throw new Error(`${want.size} payloads missing`);' "$BATS_TEST_TMPDIR/rec"
+    if (want.size !== 0) throw new Error(`${want.size} payloads missing`);' "$events"
+  # The ids the drain is to store: the records' own, or each file's name dated by its time of writing.
+  spool_ids "$events"/*.event >"$BATS_TEST_TMPDIR/want-ids"
   # The drain (any folder: FORGE_DIR names the state) logs each once, and the next one nothing again.
   cd "$BATS_TEST_TMPDIR"
   FORGE_DIR="$REPO/.forge" forge_reflect ingest --json >ingest.json
@@ -434,18 +545,100 @@ envelope() {
   [ "$(jget ingest.json in_flight)" = 0 ]
   [ "$(jget ingest.json already_present)" = 0 ]
   [ ! -e "$REPO/.forge/spool/events.log" ]
-  [ "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg' | wc -l)" -eq 1 ]
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.seg' | wc -l)" -eq 1 ]
+  else
+    # No log, no segment, and no file left once the drain's remover is done.
+    drained_removed
+    [ -z "$(find "$REPO/.forge/spool" -maxdepth 1 \( -name '*.event' -o -name '*.seg' -o -name '.tmp-*' \))" ]
+  fi
   FORGE_DIR="$REPO/.forge" forge_reflect ingest --json >ingest2.json
   [ "$(jget ingest2.json drained)" = 0 ]
   [ "$(jget ingest2.json already_present)" = 0 ]
   FORGE_DIR="$REPO/.forge" forge_reflect events --json --limit 2000 >events.json
+  # Each row's id the one its event was spooled with (dated by the drain without a clock), and each
+  # worker's events in the order it sent them: with a clock at rising microseconds; without one at
+  # times that never go back (the file system dates a file by its clock's tick: 4 ms on Linux, so
+  # two events a worker sends within one tick share a time, and the pid then orders them).
   # shellcheck disable=SC2016
   node -e '
     const fs = require("fs"), rows = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
-    const ids = new Set(fs.readdirSync(process.argv[2]).map((n) => n.replace(/\.event$/, "")));
+    const ids = new Set(fs.readFileSync(process.argv[2], "utf8").split("\n").filter(Boolean));
+    const strict = process.argv[3] === "1";
+    if (ids.size !== 1600) throw new Error(`${ids.size} ids spooled`);
     if (rows.length !== 1600) throw new Error(`${rows.length} events`);
     if (new Set(rows.map((r) => r.id)).size !== 1600 || !rows.every((r) => ids.has(r.id))) throw new Error("ids are not the records ids");
     if (new Set(rows.map((r) => r.tool_use_id)).size !== 1600) throw new Error("tool_use_ids not distinct");
-    if (!rows.every((r) => r.type === "tool.executed" && r.session_id === r.tool_use_id.replace(/^t-(\d)-\d+$/, "w$1"))) throw new Error("a row that is not its payload");' \
-    events.json "$BATS_TEST_TMPDIR/rec"
+    if (!rows.every((r) => r.type === "tool.executed" && r.session_id === r.tool_use_id.replace(/^t-(\d)-\d+$/, "w$1"))) throw new Error("a row that is not its payload");
+    const seq = (r) => Number(r.tool_use_id.split("-")[2]);
+    for (let w = 1; w <= 8; w++) {
+      const mine = rows.filter((r) => r.session_id === `w${w}`).sort((a, b) => seq(a) - seq(b));
+      for (let i = 1; i < mine.length; i++) {
+        const [a, b] = [mine[i - 1].id.slice(0, 16), mine[i].id.slice(0, 16)];
+        if (a === "0000000000000000" || (strict ? b <= a : b < a)) throw new Error(`worker ${w}: ${mine[i - 1].tool_use_id} at ${a}, ${mine[i].tool_use_id} at ${b}`);
+      }
+    }' events.json "$BATS_TEST_TMPDIR/want-ids" "$HOOK_CLOCK"
+}
+
+@test "an event's id carries when it came, rising in the order sent, and the drain stores that id (without a clock: the time its file was written)" {
+  # Records and files of their own in turn (a payload longer than a record gets a file); each 10 ms
+  # after the last, more than a tick of the clock that dates files (the kernel's: 4 ms on Linux).
+  pad=$(head -c "$SPOOL_RECORD_MAX" /dev/zero | tr '\0' p)
+  start_us=$(date +%s%6N)
+  sleep 0.01
+  for i in $(seq 12); do
+    if ((i % 2)); then
+      printf '{"session_id":"order","tool_name":"Bash","tool_use_id":"t-%02d"}' "$i"
+    else
+      printf '{"session_id":"order","tool_name":"Bash","tool_use_id":"t-%02d","pad":"%s"}' "$i" "$pad"
+    fi >"$BATS_TEST_TMPDIR/payload-$i"
+    hook_run "$REPO" bash "$EVENT_HOOK" PostToolUse <"$BATS_TEST_TMPDIR/payload-$i"
+    assert_promise
+    sleep 0.01
+  done
+  end_us=$(date +%s%6N)
+  if [[ -n $HOOK_CLOCK ]]; then
+    [ "$(tr -cd '\036' <"$REPO/.forge/spool/events.log" | wc -c)" -eq 6 ]   # the odd ones: records
+    [ "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event' | wc -l)" -eq 6 ]
+  else
+    [ ! -e "$REPO/.forge/spool/events.log" ]
+    [ "$(find "$REPO/.forge/spool" -maxdepth 1 -name '*.event' | wc -l)" -eq 12 ]
+  fi
+  # The spool in the order received is the order sent, each event named as this bash names them.
+  mapfile -t files < <(spool_files)
+  [ "${#files[@]}" -eq 12 ]
+  for i in $(seq 12); do
+    assert_spool_name "${files[i - 1]}"
+    payload_of "${files[i - 1]}" | cmp - "$BATS_TEST_TMPDIR/payload-$i"
+  done
+  # The ids the drain is to store: with a clock the names; without, each time of writing in place of
+  # the zeros. Either way a real time inside the run, rising in the order sent.
+  mapfile -t want < <(spool_ids "${files[@]}")
+  last=$start_us
+  for i in $(seq 12); do
+    id=${want[i - 1]}
+    [[ $id =~ ^([0-9]{16})-[0-9]+-[0-9a-f]{8}$ ]]
+    time=$((10#${BASH_REMATCH[1]}))
+    if ((time <= last || time > end_us)); then
+      echo "event $i at $time: not after $last, or after the end of the run ($end_us)" >&2
+      return 1
+    fi
+    last=$time
+    if [[ -n $HOOK_CLOCK ]]; then
+      [ "$id.event" = "${files[i - 1]##*/}" ]
+    else
+      [ "${id#*-}" = "$(basename "${files[i - 1]}" .event | cut -d- -f2-)" ]
+    fi
+  done
+  cd "$REPO"
+  forge_reflect ingest --json >"$BATS_TEST_TMPDIR/ingest.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/ingest.json" drained)" = 12 ]
+  forge_reflect events --json --limit 100 >"$BATS_TEST_TMPDIR/events.json"
+  # shellcheck disable=SC2016
+  node -e '
+    const fs = require("fs"), rows = JSON.parse(fs.readFileSync(process.argv[1], "utf8")), want = process.argv.slice(2);
+    const got = rows.slice().sort((a, b) => (a.tool_use_id < b.tool_use_id ? -1 : 1)).map((r) => r.id);
+    if (got.join() !== want.join()) throw new Error(`stored ids ${got.join()}\nwant ${want.join()}`);
+    for (const r of rows) if (r.ts !== new Date(Number(r.id.slice(0, 16)) / 1000).toISOString().replace(/Z$/, `${r.id.slice(13, 16)}Z`)) throw new Error(`${r.id}: ts ${r.ts}`);' \
+    "$BATS_TEST_TMPDIR/events.json" "${want[@]}"
 }

@@ -68,6 +68,9 @@ in_ns() {
 }
 
 @test "disk full during single-line events (records of the spool log): each record whole or cut where the disk filled; with space again each whole one is logged once, each cut one rejected with its reason" {
+  # Without a clock (bash 3.2: HOOK_CLOCK, tests/helpers/hooks.bash) there are no records: each event
+  # is a file of its own, whole or not there at all, and each whole one is logged once, dated by
+  # the time its file was written.
   # shellcheck disable=SC2016 # expanded by the inner bash
   OUT=$BATS_TEST_TMPDIR in_ns '
     mkdir -p .forge && mount -t tmpfs -o size=2m tmpfs .forge || exit 3
@@ -83,7 +86,8 @@ in_ns() {
     rm .forge/slack
     for i in $(seq 60); do out=$(ev "$i") || exit 5; [ -z "$out" ] || exit 6; done
     df -k .forge | tail -1 | grep -q " 100% " || exit 7      # the disk did fill up
-    cp .forge/spool/events.log "$OUT/full.log" || exit 8
+    if [ -n "$HOOK_CLOCK" ]; then cp .forge/spool/events.log "$OUT/full.log" || exit 8; fi
+    cp -a .forge/spool "$OUT/spool-full" || exit 8   # the files with their times of writing
     ls -A .forge/spool >"$OUT/spool-when-full"
     # space again: one more event, then a drain
     rm -f .forge/filler
@@ -95,6 +99,10 @@ in_ns() {
   echo "status $HOOK_STATUS: $HOOK_STDOUT"
   [ "$HOOK_STATUS" -eq 0 ]
   cd "$BATS_TEST_TMPDIR"
+  if [[ -z $HOOK_CLOCK ]]; then
+    disk_full_files
+    return
+  fi
   [ "$(cat spool-when-full)" = events.log ]   # single-line events: records only, no file, no temp file
   # Every piece of the log as the full disk left it is a whole record, or one cut short where the
   # next begins or the log ends (the extractor fails on anything else).
@@ -143,6 +151,43 @@ in_ns() {
   else
     [ ! -e spool/rejected ] || [ -z "$(ls -A spool/rejected)" ]
   fi
+}
+
+# The single-line events of the test above, spooled without a clock: files of their own.
+disk_full_files() {
+  # When the disk was full: files of their own only (no log, no temp file), each whole: exactly the
+  # bytes its envelope names, and events 0, 1, 2, ... in the order written, byte for byte.
+  [ "$(grep -cvxE '0{16}-[0-9]+-[0-9a-f]{8}\.event' spool-when-full)" -eq 0 ]
+  mapfile -t files < <(spool_files "$BATS_TEST_TMPDIR/spool-full")
+  whole=${#files[@]}
+  echo "files=$whole"
+  [ "$whole" -ge 2 ]
+  [ "$whole" -lt 61 ]
+  for i in "${!files[@]}"; do
+    assert_spool_name "${files[i]}"
+    printf '{"session_id":"disk","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-%04d","pad":"%s"}' "$i" "$(printf 'p%.0s' $(seq 250))" >want
+    cmp want <(payload_of "${files[i]}")
+    head -n 1 "${files[i]}" | grep -q ",\"bytes\":$(wc -c <want)}\$"
+  done
+  # The ids the drain is to store: each name with its time of writing in place of the zeros.
+  spool_ids "${files[@]}" >want-ids
+  # After the drain: nothing left in the spool, nothing rejected; each whole file logged once, the
+  # one after the disk had room again too, at times that never go back in the order written.
+  [ -z "$(find spool -maxdepth 1 \( -name '*.event' -o -name '.tmp-*' -o -name events.log -o -name '*.seg' \))" ]
+  [ ! -e spool/rejected ] || [ -z "$(ls -A spool/rejected)" ]
+  [ "$(jget ingest.json drained)" -eq $((whole + 1)) ]
+  [ "$(jget ingest.json rejected)" -eq 0 ]
+  [ "$(jget ingest.json in_flight)" -eq 0 ]
+  # shellcheck disable=SC2016
+  node -e '
+    const fs = require("fs"), rows = JSON.parse(fs.readFileSync("events.json", "utf8"));
+    const want = fs.readFileSync("want-ids", "utf8").split("\n").filter(Boolean);
+    const byTool = rows.slice().sort((a, b) => (a.tool_use_id < b.tool_use_id ? -1 : 1));
+    const expect = [...want.map((_, i) => `t-${String(i).padStart(4, "0")}`), "t-0061"];
+    if (byTool.map((r) => r.tool_use_id).join() !== expect.join()) throw new Error(`tool_use_ids ${byTool.map((r) => r.tool_use_id).join()} want ${expect.join()}`);
+    const ids = byTool.map((r) => r.id);
+    if (ids.slice(0, -1).join() !== want.join()) throw new Error(`ids ${ids.join()} want ${want.join()}`);
+    for (let i = 1; i < ids.length; i++) if (ids[i].slice(0, 16) < ids[i - 1].slice(0, 16) || ids[i].startsWith("0000000000000000")) throw new Error(`times go back: ${ids.join()}`);'
 }
 
 @test "disk full during a drain: the CLI says so, keeps the spool; with space again every event is logged once" {

@@ -134,6 +134,15 @@ hook_bash_at_least() {
   ((v >= $1 * 100 + $2))
 }
 
+# HOOK_CLOCK: 1 when the hooks' bash has a clock (bash 5: EPOCHREALTIME), empty when it has none
+# (bash 3.2, the stock-Mac pass). Without one (docs/decisions.md, "The clock") the event hook appends
+# no records to spool/events.log: every event is a file of its own named with 16 zeros for the time,
+# "clock":"file" in its envelope, and the drain takes the time from the file's time of writing. A
+# stdin that stalls past the hook's read limit then keeps nothing (bash 3.2's `read -t`).
+HOOK_CLOCK=''
+if hook_bash_at_least 5 0; then HOOK_CLOCK=1; fi
+export HOOK_CLOCK
+
 # A PATH with everything the hooks use but node. In the Mac pass: the stand-in's bin/ less node (the
 # hooks there also use perl, date and the like, as on a Mac).
 path_without_node() {
@@ -174,16 +183,20 @@ path_without() {
 
 # --- The spool: files of their own, and records of the spool log (docs/spool-format.md) ---
 SPOOL_RECORDS="$KIT_ROOT/tests/helpers/spool-records.mjs"
-export SPOOL_RECORDS
+SPOOL_ORDER="$KIT_ROOT/tests/helpers/spool-order.mjs"
+export SPOOL_RECORDS SPOOL_ORDER
 
 # spool_files [SPOOL]: every event waiting in SPOOL (default: the scratch repo's), one path a line,
-# sorted by name (= receive time): its spool files (*.event), and each record of its spool log
-# extracted by tests/helpers/spool-records.mjs as $BATS_TEST_TMPDIR/records/<key>/<id>.event, shaped
-# like a spool file (the record's envelope line, then its payload bytes exactly). A malformed record
-# fails the call and is recorded for spool_records_ok (the teardown), as a failure inside a
+# in the order received: its spool files (*.event), and each record of its spool log extracted by
+# tests/helpers/spool-records.mjs as $BATS_TEST_TMPDIR/records/<key>/<id>.event, shaped like a spool
+# file (the record's envelope line, then its payload bytes exactly). A malformed record fails the
+# call and is recorded for spool_records_ok (the teardown), as a failure inside a
 # `$(spool_files | ...)` would go unseen.
+# The order: by name, which starts with the time received, while no name has 16 zeros for it; a file
+# of a hook without a clock (HOOK_CLOCK) is placed by its time of writing (tests/helpers/spool-order.mjs),
+# as the drain places it.
 spool_files() {
-  local spool=${1:-$REPO/.forge/spool} key out file logs=()
+  local spool=${1:-$REPO/.forge/spool} key out file logs=() clockless=''
   key=$(printf '%s' "$spool" | cksum)
   out=$BATS_TEST_TMPDIR/records/${key%% *}
   rm -rf "$out"
@@ -196,10 +209,98 @@ spool_files() {
     { echo "spool_files: malformed spool log in $spool:"; cat "$out.err"; } | tee -a "$BATS_TEST_TMPDIR/spool-records.failed" >&2
     return 1
   fi
-  # Sorted by base name; a path may hold any byte but NUL (a test's folder name has a newline).
+  for file in "$spool"/0000000000000000-*.event; do
+    [[ -e $file ]] && clockless=1 && break
+  done
+  # A path may hold any byte but NUL (a test's folder name has a newline).
+  if [[ -n $clockless ]]; then
+    { find "$spool" -maxdepth 1 -name '*.event' -print0 2>/dev/null; find "$out" -maxdepth 1 -name '*.event' -print0; } |
+      node "$SPOOL_ORDER" sort | tr '\0' '\n'
+    return "${PIPESTATUS[1]}"
+  fi
   { find "$spool" -maxdepth 1 -name '*.event' -print0 2>/dev/null; find "$out" -maxdepth 1 -name '*.event' -print0; } |
     while IFS= read -r -d '' file; do printf '%s/%s\0' "${file##*/}" "$file"; done |
     LC_ALL=C sort -z | sed -z 's|^[^/]*/||' | tr '\0' '\n'
+}
+
+# spool_ids FILE...: the id a drain stores for each spool file or extracted record, one a line: its
+# name, or for a file of a hook without a clock its name with its time of writing in place of the
+# 16 zeros (docs/spool-format.md). Fails for a zero-named file whose envelope lacks "clock":"file".
+spool_ids() {
+  node "$SPOOL_ORDER" ids "$@"
+}
+
+# assert_spool_name FILE: FILE (a spool file, or a record spool_files extracted) is named and
+# enveloped as the hooks' bash names events: with a clock, `<received µs>-<pid>-<rand>.event`, the
+# time a real one and the envelope's received_us and pid the name's, no "clock"; without one, 16
+# zeros for the time, received_us 0, the pid the name's and "clock":"file".
+assert_spool_name() {
+  local file=$1 name=${1##*/} env
+  IFS= read -r env <"$file" || true
+  if [[ ! $name =~ ^([0-9]{16})-([1-9][0-9]*)-[0-9a-f]{8}\.event$ ]]; then
+    echo "assert_spool_name: $file is not named <received_us:16>-<pid>-<rand>.event" >&2
+    return 1
+  fi
+  local time=${BASH_REMATCH[1]} pid=${BASH_REMATCH[2]}
+  if [[ $env != *"\"pid\":$pid,"* ]]; then
+    echo "assert_spool_name: $file: the envelope's pid is not the name's ($pid): $env" >&2
+    return 1
+  fi
+  if [[ -n $HOOK_CLOCK ]]; then
+    # a time of this century, the envelope's the same, and no "clock"
+    if [[ $time == 0* || $env != *"\"received_us\":$time,"* || $env == *'"clock"'* ]]; then
+      echo "assert_spool_name: $file: with a clock the name's time ($time) is the envelope's received_us, and there is no \"clock\": $env" >&2
+      return 1
+    fi
+  elif [[ $time != 0000000000000000 || $env != *'"received_us":0,'* || ($env != *',"clock":"file",'* && $env != *',"clock":"file"}') ]]; then
+    echo "assert_spool_name: $file: without a clock the name has 16 zeros, received_us is 0 and the envelope says \"clock\":\"file\": $env" >&2
+    return 1
+  fi
+}
+
+# assert_spooled_small N [SPOOL]: SPOOL (default the scratch repo's) holds N events, each one the
+# event hook keeps as a record (a payload that fits the first read and the record limit, no \x1e),
+# kept as the hooks' bash keeps them: with a clock, N records of spool/events.log and nothing else
+# in the spool (no file of its own, no temp file); without one, N files of their own
+# (assert_spool_name) and nothing else: no spool log, no temp file.
+assert_spooled_small() {
+  local n=$1 spool=${2:-$REPO/.forge/spool} other count=0 file
+  if [[ -n $HOOK_CLOCK ]]; then
+    other=$(find "$spool" -mindepth 1 ! -name events.log)
+    if [[ -n $other || ! -f $spool/events.log ]]; then
+      echo "assert_spooled_small: with a clock the spool holds events.log alone, not: $(find "$spool" -mindepth 1 | head -n 5)" >&2
+      return 1
+    fi
+    count=$(spool_files "$spool" | wc -l) || return 1
+  else
+    other=$(find "$spool" -mindepth 1 ! -name '*.event')
+    if [[ -n $other ]]; then
+      echo "assert_spooled_small: without a clock the spool holds files of their own alone (no spool log, no temp file), not: $other" >&2
+      return 1
+    fi
+    for file in "$spool"/*.event; do
+      [[ -e $file ]] || continue
+      assert_spool_name "$file" || return 1
+      count=$((count + 1))
+    done
+  fi
+  if ((count != n)); then
+    echo "assert_spooled_small: $count events in $spool, want $n" >&2
+    return 1
+  fi
+}
+
+# drained_removed [SPOOL]: waits, at most 10 s, for what a drain of many spool files leaves to its
+# remover (packages/forge-reflect/src/drained-lists.ts: the drain lists the files it committed, and a
+# detached process unlinks them once it returned) to be gone: no list left in SPOOL/.drained.
+drained_removed() {
+  local spool=${1:-$REPO/.forge/spool} _
+  for _ in $(seq 200); do
+    [[ -z $(find "$spool/.drained" -name '*.list' 2>/dev/null) ]] && return 0
+    sleep 0.05
+  done
+  echo "drained_removed: the drain's remover left $(find "$spool/.drained" -name '*.list' | wc -l) lists in $spool/.drained" >&2
+  return 1
 }
 
 # spool_records_ok: no spool_files call of this test met a malformed spool log (for teardown).

@@ -136,6 +136,22 @@ function makeDrain(stateDir: string, base: DrainOptions) {
 }
 
 
+/**
+ * Whether the hooks' bash has a clock (bash 5: EPOCHREALTIME). In the stock-Mac pass of
+ * scripts/test-shell.mjs every hook runs in the stand-in's bash 3.2, which has none: the event hook
+ * then appends no records, and every event is a file of its own named with 16 zeros and
+ * `"clock":"file"`, which the drain dates by its time of writing (docs/decisions.md, "The clock").
+ */
+function hookBashHasClock(): boolean {
+  const macos = process.env.FORGE_TEST_PLATFORM === 'macos-like';
+  const bash = macos ? join(process.env.FORGE_TEST_MACOS_BIN ?? '', 'bash') : 'bash';
+  const r = spawnSync(bash, ['-c', 'echo "${BASH_VERSINFO[0]}"'], { encoding: 'utf8' });
+  const major = Number(r.stdout?.trim());
+  if (r.status !== 0 || !Number.isInteger(major)) throw new Error(`cannot tell the version of the hooks' bash (${bash}): ${r.stderr ?? r.error}`);
+  if (macos) expect(major).toBe(3);
+  return major >= 5;
+}
+
 /** A fresh state folder whose spool/events.log holds `n` tool records; T is the test's fixed clock. */
 function stateWithLog(n: number): { T: number; state: string; recs: ReturnType<typeof toolRecord>[] } {
   const state = tempDir();
@@ -154,6 +170,35 @@ describe('the records this file writes', () => {
       const event = i === 0 ? 'PostToolUse' : 'Stop';
       const r = spawnSync('bash', [join(KIT_ROOT, 'hooks', 'reflect-event-hook.sh'), event, 'claude-code'], { cwd: repo, input: p, env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: state }, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
+    }
+    if (!hookBashHasClock()) {
+      // Without a clock the hook writes no record: each event a file of its own, written at once
+      // under its final name (envelope with its length, then the payload), 16 zeros for the time.
+      expect(existsSync(join(state, 'spool', 'events.log'))).toBe(false);
+      const spool = join(state, 'spool');
+      const files = spoolEventFiles(state).sort((a, b) => statSync(join(spool, a)).mtimeMs - statSync(join(spool, b)).mtimeMs || Number(a.split('-')[1]) - Number(b.split('-')[1]));
+      expect(files).toHaveLength(2);
+      const want = files.map((name, i) => {
+        const m = /^0{16}-(\d+)-[0-9a-f]{8}\.event$/.exec(name);
+        expect(m, name).not.toBeNull();
+        const bytes = readFileSync(join(spool, name));
+        const nl = bytes.indexOf(0x0a);
+        const env = JSON.parse(bytes.subarray(0, nl).toString('utf8')) as Record<string, unknown>;
+        expect(Object.keys(env)).toEqual(['v', 'source', 'event', 'runtime', 'received_us', 'pid', 'cwd', 'cap', 'clock', 'bytes']);
+        expect(env).toMatchObject({ v: 1, source: 'event-hook', event: i === 0 ? 'PostToolUse' : 'Stop', runtime: 'claude-code', received_us: 0, pid: Number(m?.[1]), clock: 'file', bytes: Buffer.byteLength(payloads[i] as string) });
+        expect(bytes.subarray(nl + 1).toString('utf8')).toBe(payloads[i]);
+        // the drain's id: the time of writing, to the microsecond, in place of the zeros
+        return `${String(Math.round(statSync(join(spool, name)).mtimeMs * 1000)).padStart(16, '0')}${name.slice(16, -'.event'.length)}`;
+      });
+      expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 2, rejected: 0, inFlight: 0 });
+      expect(ids(state)).toEqual(sorted(want));
+      // Real times, this run's (a file's time may lag by a tick of the kernel's clock, 4 ms on Linux),
+      // and the files matched the payloads in the order of those times: the order written.
+      for (const id of want) {
+        expect(Number(id.slice(0, 16))).toBeGreaterThanOrEqual((T - 10) * 1000);
+        expect(Number(id.slice(0, 16))).toBeLessThanOrEqual(Date.now() * 1000);
+      }
+      return;
     }
     expect(spoolEventFiles(state)).toEqual([]);
     const written = readFileSync(liveLog(state));
