@@ -202,8 +202,8 @@ forge_safe_id() {
 # bash 5 reads the clock itself (EPOCHREALTIME) for both. Older bash (a Mac's 3.2) has no clock at
 # all, nor has a Mac's date(1) a finer one than the second: there a spool file is named with 16
 # zeros, its envelope says "clock":"file", and the drain takes the event's time, to the
-# microsecond, from the file's time of writing, which the kernel keeps: no process on the per-event
-# path (docs/decisions.md). Such an event is always a file of its own, never a record of the spool
+# microsecond, from the file's time of writing, as the file system keeps it: no process on the
+# per-event path (docs/decisions.md). Such an event is always a file of its own, never a record of the spool
 # log, which has no time of writing per record. forge_now_seconds asks date(1) there.
 FORGE_CLOCK_COARSE=''
 if ((BASH_VERSINFO[0] >= 5)); then
