@@ -205,7 +205,7 @@ forge_safe_id() {
 # microsecond, from the file's time of writing, as the file system keeps it: no process on the
 # per-event path (docs/decisions.md). Such an event is always a file of its own, never a record of the spool
 # log, which has no time of writing per record. forge_now_seconds asks date(1) there.
-FORGE_CLOCK_COARSE=''
+FORGE_NO_CLOCK=''
 if ((BASH_VERSINFO[0] >= 5)); then
   forge_now() {
     local t=${EPOCHREALTIME//[!0-9]/}
@@ -214,7 +214,7 @@ if ((BASH_VERSINFO[0] >= 5)); then
   }
   forge_now_seconds() { forge_now; }
 else
-  FORGE_CLOCK_COARSE=1
+  FORGE_NO_CLOCK=1
   forge_now() {
     FORGE_NOW_US=0000000000000000
   }
@@ -257,7 +257,7 @@ forge_spool_name() {
   forge_fresh "$FORGE_SPOOL_TMP" || { FORGE_SPOOL_TMP=''; return 1; }
   forge_json_string "$PWD"
   printf -v FORGE_SPOOL_ENVELOPE '{"v":1,"source":"%s","event":"%s","runtime":"%s","received_us":%s,"pid":%s,"cwd":%s,"cap":%s%s}\n' \
-    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" "${FORGE_CLOCK_COARSE:+,\"clock\":\"file\"}"
+    "$source" "$event" "${FORGE_RUNTIME:-}" "$((10#$FORGE_NOW_US))" "$$" "$FORGE_JSON" "$FORGE_PAYLOAD_CAP" "${FORGE_NO_CLOCK:+,\"clock\":\"file\"}"
 }
 
 # forge_spool_begin EVENT SOURCE: a new temp spool file holding the one-line envelope (see
@@ -309,7 +309,7 @@ forge_spool_open() {
       # but a file.
       final=$FORGE_STATE/spool/events.log
       # (Not without a clock: a record has no time of writing of its own.)
-      if [[ -z $FORGE_CLOCK_COARSE ]] && ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
+      if [[ -z $FORGE_NO_CLOCK ]] && ((${#FORGE_SPOOL_ENVELOPE} + ${#FORGE_SPOOL_NAME} + ${#chunk} + 16 <= FORGE_APPEND_MAX)) &&
         [[ $chunk != *$'\x1e'* && ! -L $final && (-f $final || ! -e $final) ]]; then
         nl=$'\n'
         [[ $chunk == *$'\n' ]] && nl=''   # the payload's own last newline ends the record

@@ -17,7 +17,7 @@ import { hasState } from '../src/reading-log.js';
 import { isoFromMicros } from '../src/spool-event.js';
 import { isSegmentName } from '../src/spool-log.js';
 import { rejectedDirOf } from '../src/state-dir.js';
-import { cleanupTempDirs, KIT_ROOT, spoolEventFiles, spoolRecord, tempDir, writeSpoolFile, type SpoolRecord } from './helpers/spool.js';
+import { cleanupTempDirs, hookBashHasClock, KIT_ROOT, spoolEventFiles, spoolRecord, tempDir, writeSpoolFile, type SpoolRecord } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -136,21 +136,6 @@ function makeDrain(stateDir: string, base: DrainOptions) {
 }
 
 
-/**
- * Whether the hooks' bash has a clock (bash 5: EPOCHREALTIME). In the stock-Mac pass of
- * scripts/test-shell.mjs every hook runs in the stand-in's bash 3.2, which has none: the event hook
- * then appends no records, and every event is a file of its own named with 16 zeros and
- * `"clock":"file"`, which the drain dates by its time of writing (docs/decisions.md, "The clock").
- */
-function hookBashHasClock(): boolean {
-  const macos = process.env.FORGE_TEST_PLATFORM === 'macos-like';
-  const bash = macos ? join(process.env.FORGE_TEST_MACOS_BIN ?? '', 'bash') : 'bash';
-  const r = spawnSync(bash, ['-c', 'echo "${BASH_VERSINFO[0]}"'], { encoding: 'utf8' });
-  const major = Number(r.stdout?.trim());
-  if (r.status !== 0 || !Number.isInteger(major)) throw new Error(`cannot tell the version of the hooks' bash (${bash}): ${r.stderr ?? r.error}`);
-  if (macos) expect(major).toBe(3);
-  return major >= 5;
-}
 
 /** A fresh state folder whose spool/events.log holds `n` tool records; T is the test's fixed clock. */
 function stateWithLog(n: number): { T: number; state: string; recs: ReturnType<typeof toolRecord>[] } {

@@ -13,7 +13,7 @@ import { buildSidecar, CUT_MARK, SELF_REPORT_STRING_MAX } from '../src/sidecar/b
 import { NO_EXTRA_RULES } from '../src/redact.js';
 import { parseSpoolFile } from '../src/spool-event.js';
 import { CONTEXTS, IN_CONTEXT, PRIVATE_KEYS, SELF_EVIDENT } from './helpers/secrets.js';
-import { cleanupTempDirs, KIT_ROOT, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
+import { cleanupTempDirs, hookBashHasClock, KIT_ROOT, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
 
@@ -89,20 +89,6 @@ describe('the redaction corpus through the real event hook and the drain', () =>
   });
 });
 
-/**
- * Whether the hooks' bash has a clock (bash 5: EPOCHREALTIME). In the stock-Mac pass of
- * scripts/test-shell.mjs every hook runs in the stand-in's bash 3.2, which has none: the event hook
- * then appends no records (docs/decisions.md, "The clock").
- */
-function hookBashHasClock(): boolean {
-  const macos = process.env.FORGE_TEST_PLATFORM === 'macos-like';
-  const bash = macos ? join(process.env.FORGE_TEST_MACOS_BIN ?? '', 'bash') : 'bash';
-  const r = spawnSync(bash, ['-c', 'echo "${BASH_VERSINFO[0]}"'], { encoding: 'utf8' });
-  const major = Number(r.stdout?.trim());
-  if (r.status !== 0 || !Number.isInteger(major)) throw new Error(`cannot tell the version of the hooks' bash (${bash}): ${r.stderr ?? r.error}`);
-  if (macos) expect(major).toBe(3);
-  return major >= 5;
-}
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;

@@ -2,6 +2,7 @@
  * Test helpers: throwaway state folders and spool files written exactly as
  * docs/spool-format.md says the hooks write them (envelope line, `\n`, payload bytes).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -160,4 +161,21 @@ export function spooledEnvelopes(stateDir: string): Record<string, unknown>[] {
 
 export function readJson(file: string): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+/**
+ * Whether the hooks' bash has a clock (bash 5: EPOCHREALTIME). In the stock-Mac pass of
+ * scripts/test-shell.mjs every hook runs in the stand-in's bash 3.2, which has none: the event hook
+ * then appends no records, and every event is a file of its own named with 16 zeros and
+ * `"clock":"file"`, which the drain dates by its time of writing (docs/decisions.md, "The clock").
+ * Throws when the version cannot be told, or the Mac pass's bash is not 3.
+ */
+export function hookBashHasClock(): boolean {
+  const macos = process.env.FORGE_TEST_PLATFORM === 'macos-like';
+  const bash = macos ? join(process.env.FORGE_TEST_MACOS_BIN ?? '', 'bash') : 'bash';
+  const r = spawnSync(bash, ['-c', 'echo "${BASH_VERSINFO[0]}"'], { encoding: 'utf8' });
+  const major = Number(r.stdout?.trim());
+  if (r.status !== 0 || !Number.isInteger(major)) throw new Error(`cannot tell the version of the hooks' bash (${bash}): ${r.stderr ?? r.error}`);
+  if (macos && major !== 3) throw new Error(`the Mac pass's bash is ${major}, not 3.2 (${bash})`);
+  return major >= 5;
 }
