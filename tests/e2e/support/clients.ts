@@ -13,6 +13,10 @@ export const CLIENTS = {
   claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
   codex: { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
+  qwen: { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;
