@@ -5,7 +5,7 @@
  * suite, it is never skipped.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,15 +32,24 @@ export function clientDir(name: ClientName): string {
   return join(cacheDir(), `${pkg.replace('/', '+')}@${version}`);
 }
 
-/** The client's executable, installed first when it is not in the cache. */
+/**
+ * The client's executable, installed first when it is not in the cache. It is installed into a
+ * folder of its own and renamed into place, so runs that start together never share a half install.
+ */
 export function ensureClient(name: ClientName): string {
   const { pkg, version, bin } = CLIENTS[name];
   const dir = clientDir(name);
   const path = join(dir, 'node_modules', '.bin', bin);
   if (!existsSync(path)) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
-    if (!existsSync(path)) throw new Error(`${pkg}@${version} installed into ${dir} but ${path} is missing`);
+    mkdirSync(cacheDir(), { recursive: true });
+    const staging = mkdtempSync(`${dir}.installing-`);
+    try {
+      execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+      if (!existsSync(join(staging, 'node_modules', '.bin', bin))) throw new Error(`${pkg}@${version} installed into ${staging} but its ${bin} is missing`);
+      if (!existsSync(path)) renameSync(staging, dir);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
   }
   return path;
 }
