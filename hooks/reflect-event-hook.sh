@@ -6,7 +6,7 @@
 # exits 0, prints nothing on stdout, never leaves a spool file or record the drain would take half,
 # and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process,
 # appended to spool/events.log as one record (docs/spool-format.md).
-# RUNTIME (claude-code, codex, gemini) is the runtime the registration names; without EVENT the
+# RUNTIME (claude-code, codex, gemini, qwen) is the runtime the registration names; without EVENT the
 # payload's hook_event_name is used. On SessionStart it also records the session's start, base
 # commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
 
@@ -27,7 +27,7 @@ source "${BASH_SOURCE[0]%/*}/lib/common.sh" || exit 0
 
 event=${1:-}
 forge_event_name "$event" || event=''
-forge_runtime "${2:-}"
+forge_runtime "${2:-}" || exit 0
 
 forge_state_dir
 forge_ensure_state || exit 0

@@ -8,7 +8,7 @@
 # every file through a temp file and a rename, and degrades instead of failing: no git repo, no node,
 # a slow git or helper, a bad self-report all still give a valid sidecar with degraded=true.
 #
-# RUNTIME (claude-code, codex, gemini) is the runtime the registration names: the sidecar's agent
+# RUNTIME (claude-code, codex, gemini, qwen) is the runtime the registration names: the sidecar's agent
 # unless REFLECTION_AGENT is set.
 #
 # Environment: REFLECTION_MODE (off|solo|orchestrated), FORGE_DIR (state dir, default
@@ -725,7 +725,7 @@ forge_stop_start_drain() {
 }
 
 # The run, step by step.
-forge_runtime "${1:-}"
+forge_runtime "${1:-}" || exit 0
 forge_state_dir
 forge_ensure_state || exit 0
 forge_stop_work_names

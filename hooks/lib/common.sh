@@ -103,12 +103,25 @@ forge_state_dir() {
 }
 
 # forge_runtime NAME: sets FORGE_RUNTIME to the runtime a registration named (claude-code, codex,
-# gemini), or empty when it named none or something else.
+# gemini, qwen), or empty when it named none or something else.
+# The runtime that calls the hook outranks the registration's word: Qwen Code's hook runner sets
+# QWEN_PROJECT_DIR and QWEN_CODE_SESSION_ID for every hook (its shell tool sets only the session, so
+# a runtime started from Qwen's shell is not taken for Qwen). Another runtime's registration run by
+# Qwen (a user's ~/.qwen/settings.json holding Claude's commands) is logged as qwen, unless the
+# project registers the kit for Qwen itself: that registration fires for the same event, and
+# forge_runtime then fails so this hook records nothing (one event, one row).
 forge_runtime() {
   case "${1:-}" in
-    claude-code | codex | gemini) FORGE_RUNTIME=$1 ;;
+    claude-code | codex | gemini | qwen) FORGE_RUNTIME=$1 ;;
     *) FORGE_RUNTIME='' ;;
   esac
+  if [[ -n ${QWEN_PROJECT_DIR:-} && -n ${QWEN_CODE_SESSION_ID:-} && $FORGE_RUNTIME != qwen ]]; then
+    FORGE_RUNTIME=qwen
+    local text='' settings=$QWEN_PROJECT_DIR/.qwen/settings.json
+    [[ -f $settings && ! -L $settings ]] && IFS= read -r -d '' -n 262144 text <"$settings"
+    [[ $text == *'reflect-stop-hook.sh qwen'* ]] && return 1
+  fi
+  return 0
 }
 
 # forge_no_links PATH: neither PATH nor its parent is a symbolic link, nor is any folder between

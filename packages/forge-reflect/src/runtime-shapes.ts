@@ -22,16 +22,19 @@ export const EVENT_TYPES = [
   'context.compacted',
   'turn.interrupted',
   'notification',
+  /** The turn going on after tool results (Qwen's UserPromptSubmit with an empty prompt): not a prompt. */
+  'turn.continued',
   'event.unknown',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'unknown'] as const;
+export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'qwen', 'unknown'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
 import { claudeCode } from './runtimes/claude-code.js';
 import { codex } from './runtimes/codex.js';
 import { gemini } from './runtimes/gemini.js';
+import { qwen } from './runtimes/qwen.js';
 import { RUNTIME_MODULES } from './runtimes/index.js';
 import { isRuntimeId } from './runtimes/hook-map.js';
 import type { ShapeRule } from './runtimes/module.js';
@@ -106,6 +109,8 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     }),
   },
   codex.shape,
+  // Before Gemini's: Qwen's payloads carry an ISO `timestamp` and tool_response.llmContent too.
+  qwen.shape,
   gemini.shape,
   {
     runtime: 'copilot',

@@ -3,10 +3,11 @@ import { usageError } from '../errors.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
+import { qwen } from './qwen.js';
 import { RUNTIME_IDS, type RuntimeId } from './hook-map.js';
 import type { RuntimeModule } from './module.js';
 
-export const RUNTIME_MODULES: Readonly<Record<RuntimeId, RuntimeModule>> = { 'claude-code': claudeCode, codex, gemini };
+export const RUNTIME_MODULES: Readonly<Record<RuntimeId, RuntimeModule>> = { 'claude-code': claudeCode, codex, gemini, qwen };
 
 export function runtimeModule(id: RuntimeId): RuntimeModule {
   return RUNTIME_MODULES[id];
