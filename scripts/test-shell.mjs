@@ -65,6 +65,7 @@ export const MAC_VITEST = [
   'packages/forge-reflect/test/runtimes-commands.test.ts', // the registered commands, real hooks included
   'packages/forge-reflect/test/runtimes-install.test.ts', // Codex's and Gemini's Stop commands
   'packages/forge-reflect/test/export-otlp.test.ts', // the ingest the real Stop hook starts
+  'packages/forge-reflect/test/runtime-qwen.test.ts', // Qwen's hooks, named by their environment
 ];
 
 /** Files naming a hook that run none, and why (checked by tests/bats/test-platform.bats). */
