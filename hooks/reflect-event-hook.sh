@@ -6,7 +6,7 @@
 # exits 0, prints nothing on stdout, never leaves a spool file or record the drain would take half,
 # and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process,
 # appended to spool/events.log as one record (docs/spool-format.md).
-# RUNTIME (claude-code, codex, gemini, qwen) is the runtime the registration names; without EVENT the
+# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode) is the runtime the registration names; without EVENT the
 # payload's hook_event_name is used. On SessionStart it also records the session's start, base
 # commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
 
@@ -44,9 +44,10 @@ fi
 # SessionStart: what the session starts from, recorded once per session (a runtime that fires it
 # again, e.g. Codex after a compaction, keeps the first record): the start time and base commit,
 # and a snapshot of the working tree (see lib/snapshot.sh) so the Stop hook blames the session
-# only for what it changed.
-if [[ $event == SessionStart ]]; then
-  forge_payload_field "$payload" session_id sessionId conversation_id
+# only for what it changed. Cline's TaskStart is its SessionStart; its session is rootSessionId.
+# opencode's session.created (sent by the kit's plugin) is its SessionStart.
+if [[ $event == SessionStart || $event == TaskStart || $event == session.created ]]; then
+  forge_payload_field "$payload" session_id sessionId conversation_id rootSessionId
   forge_safe_id "$FORGE_FIELD"
   sessions=$FORGE_STATE/sessions
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then

@@ -8,7 +8,7 @@
 # every file through a temp file and a rename, and degrades instead of failing: no git repo, no node,
 # a slow git or helper, a bad self-report all still give a valid sidecar with degraded=true.
 #
-# RUNTIME (claude-code, codex, gemini, qwen) is the runtime the registration names: the sidecar's agent
+# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode) is the runtime the registration names: the sidecar's agent
 # unless REFLECTION_AGENT is set.
 #
 # Environment: REFLECTION_MODE (off|solo|orchestrated), FORGE_DIR (state dir, default
@@ -412,12 +412,41 @@ forge_stop_work_names() {
 }
 
 # forge_stop_ids: the session id as given (for the sidecar) and its safe form (for file names).
+# (Cline names its session only in sessionContext.rootSessionId.)
 forge_stop_ids() {
-  forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id
+  forge_payload_field "$FORGE_SPOOL_TMP" session_id sessionId conversation_id rootSessionId
   session_id=${FORGE_FIELD:0:256}
   session_id=${session_id:-unknown}
   forge_safe_id "$session_id"
   safe_session=$FORGE_SAFE_ID
+}
+
+# forge_stop_subagent: Copilot CLI fires Stop for a subagent's turn as well, under the subagent's id
+# and naming its parent (parent_agent_id). That is the subagent's event: spooled as it came (the
+# drain logs it as the subagent's, in the parent's session), never a turn with a sidecar of its own.
+# Cline's TaskComplete of a spawn_agent subagent names its parent the same way (null for the task's own).
+forge_stop_subagent() {
+  [[ $FORGE_RUNTIME == copilot || $FORGE_RUNTIME == cline ]] || return 0
+  forge_payload_field "$FORGE_SPOOL_TMP" parent_agent_id parentAgentId
+  [[ -n $FORGE_FIELD ]] || return 0
+  forge_spool_commit
+  exit 0
+}
+
+# forge_stop_error_end EVENT: Copilot CLI ends a turn that fails on a model error with ErrorOccurred
+# and SessionEnd (reason "error"), and no Stop; its registration (second argument SessionEnd) sends
+# SessionEnd here too. Any other end records nothing here; an error end gets the turn's sidecar
+# (degraded: no answer), and no event (the event hook logs the SessionEnd).
+stop_no_event=''
+forge_stop_error_end() {
+  [[ $FORGE_RUNTIME == copilot && ${1:-} == SessionEnd ]] || return 0
+  forge_payload_field "$FORGE_SPOOL_TMP" reason
+  if [[ $FORGE_FIELD != error ]]; then
+    rm -f -- "$FORGE_SPOOL_TMP"
+    FORGE_SPOOL_TMP=''
+    exit 0
+  fi
+  stop_no_event=1
 }
 
 # forge_stop_hand_over: the Stop event to the helper: this run's temp names, its copy of the payload, the
@@ -431,6 +460,10 @@ forge_stop_hand_over() {
   elif [[ -n $work ]]; then
     # cat, not cp: the redirection is under noclobber, so nothing is written through a planted name.
     ln -- "$FORGE_SPOOL_TMP" "$work.payload" 2>/dev/null || cat -- "$FORGE_SPOOL_TMP" 2>/dev/null >"$work.payload"
+  fi
+  if [[ -n $stop_no_event ]]; then
+    rm -f -- "$FORGE_SPOOL_TMP"
+    FORGE_SPOOL_TMP='' FORGE_SPOOL_NAME=''
   fi
   # The Stop event is complete: the helper moves it into the spool as soon as it has started (a drain
   # may take it any time after). It is told the names now, so it does so even if this hook is killed
@@ -731,6 +764,8 @@ forge_ensure_state || exit 0
 forge_stop_work_names
 forge_spool_open Stop stop-hook || exit 0
 forge_stop_ids
+forge_stop_subagent
+forge_stop_error_end "${2:-}"
 forge_stop_hand_over
 forge_take_lock "stop-$safe_session" || exit 0
 input=${REFLECTION_INPUT:-$FORGE_STATE/reflection-input.json}

@@ -103,7 +103,7 @@ forge_state_dir() {
 }
 
 # forge_runtime NAME: sets FORGE_RUNTIME to the runtime a registration named (claude-code, codex,
-# gemini, qwen), or empty when it named none or something else.
+# gemini, qwen, cline, opencode, copilot), or empty when it named none or something else.
 # The runtime that calls the hook outranks the registration's word: Qwen Code's hook runner sets
 # QWEN_PROJECT_DIR and QWEN_CODE_SESSION_ID for every hook (its shell tool sets only the session, so
 # a runtime started from Qwen's shell is not taken for Qwen). Another runtime's registration run by
@@ -112,7 +112,7 @@ forge_state_dir() {
 # forge_runtime then fails so this hook records nothing (one event, one row).
 forge_runtime() {
   case "${1:-}" in
-    claude-code | codex | gemini | qwen) FORGE_RUNTIME=$1 ;;
+    claude-code | codex | gemini | qwen | cline | opencode | copilot) FORGE_RUNTIME=$1 ;;
     *) FORGE_RUNTIME='' ;;
   esac
   if [[ -n ${QWEN_PROJECT_DIR:-} && -n ${QWEN_CODE_SESSION_ID:-} && $FORGE_RUNTIME != qwen ]]; then
@@ -120,6 +120,17 @@ forge_runtime() {
     local text='' settings=$QWEN_PROJECT_DIR/.qwen/settings.json
     [[ -f $settings && ! -L $settings ]] && IFS= read -r -d '' -n 262144 text <"$settings"
     [[ $text == *'reflect-stop-hook.sh qwen'* ]] && return 1
+  fi
+  # GitHub Copilot CLI sets COPILOT_CLI=1 and COPILOT_PROJECT_DIR for every hook it runs, from its
+  # own .github/hooks files and from .claude/settings.json alike (its shell tool sets neither, so a
+  # runtime started from Copilot's shell is not taken for Copilot). The kit's Claude registration
+  # run by Copilot is logged as copilot, unless the project registers the kit for Copilot itself:
+  # that registration fires for the same event, and this one records nothing (one event, one row).
+  if [[ ${COPILOT_CLI:-} == 1 && -n ${COPILOT_PROJECT_DIR:-} && $FORGE_RUNTIME != copilot ]]; then
+    FORGE_RUNTIME=copilot
+    local hooks_text='' hooks_file=$COPILOT_PROJECT_DIR/.github/hooks/forge-reflect.json
+    [[ -f $hooks_file && ! -L $hooks_file ]] && IFS= read -r -d '' -n 262144 hooks_text <"$hooks_file"
+    [[ $hooks_text == *'reflect-stop-hook.sh copilot'* ]] && return 1
   fi
   return 0
 }

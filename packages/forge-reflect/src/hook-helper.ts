@@ -33,6 +33,7 @@ import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from
 import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
 import { changedFromStatus } from './sidecar/git-status.js';
 import { readRegularText } from './regular-file.js';
+import { copilotAnswerFromTail, isCopilotTranscript, type CopilotAnswer } from './runtimes/copilot-transcript.js';
 
 /** The facts from the hook (FORGE_H_*), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
 type Facts = Record<string, string | undefined>;
@@ -80,6 +81,16 @@ function readPayload(path: string | undefined): string | null {
   return newline < 0 ? null : text.slice(newline + 1);
 }
 
+/** A SessionEnd with reason "error": the turn it ends had no Stop (Copilot CLI after a model error). */
+function endedOnError(payload: string): boolean {
+  try {
+    const raw = JSON.parse(payload) as Record<string, unknown>;
+    return raw?.hook_event_name === 'SessionEnd' && raw.reason === 'error';
+  } catch {
+    return false;
+  }
+}
+
 function transcriptPath(payload: string): string | null {
   try {
     const raw = JSON.parse(payload) as Record<string, unknown>;
@@ -90,7 +101,35 @@ function transcriptPath(payload: string): string | null {
   }
 }
 
-type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refusedBlock?: string };
+/** How long the helper waits for Copilot CLI to write the turn's answer (its transcript can lag the Stop hook). */
+const COPILOT_ANSWER_WAIT_MS = 1500;
+const COPILOT_POLL_MS = 25;
+
+/**
+ * The final answer from Copilot CLI's events.jsonl, read again (bounded) until it is written; with
+ * a note saying why there is none when there is none to take.
+ */
+function copilotAnswer(path: string): { answer: string | null; note?: string } {
+  const until = Date.now() + COPILOT_ANSWER_WAIT_MS;
+  let found: CopilotAnswer = { answer: null, final: false, recognised: false };
+  let tail: string | null = null;
+  for (;;) {
+    tail = readText(path, TRANSCRIPT_TAIL_BYTES);
+    if (tail !== null) {
+      found = copilotAnswerFromTail(tail);
+      if (found.final) return { answer: found.answer };
+      // Lines, but none of Copilot's: a changed format does not appear by waiting.
+      if (!found.recognised && tail.includes('\n')) break;
+    }
+    if (Date.now() >= until) break;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, COPILOT_POLL_MS);
+  }
+  if (tail === null) return { answer: null, note: 'the Copilot CLI transcript could not be read' };
+  if (!found.recognised) return { answer: null, note: "the transcript holds no line of Copilot CLI's events.jsonl format (type and data): no self-report read" };
+  return { answer: null, note: `the turn's final answer was not in the Copilot CLI transcript within ${COPILOT_ANSWER_WAIT_MS} ms` };
+}
+
+type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refusedBlock?: string; note?: string };
 
 /**
  * The self-report of this turn: the final answer's `reflection` block when there is one (from the
@@ -100,10 +139,17 @@ type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refuse
 function chooseSelfReport(env: Facts): Chosen {
   const payload = readPayload(env.FORGE_H_PAYLOAD);
   let answer = payload === null ? null : answerFromPayload(payload);
+  let note: string | undefined;
   if (answer === null && payload !== null) {
     const transcript = transcriptPath(payload);
-    const tail = transcript === null ? null : readText(transcript, TRANSCRIPT_TAIL_BYTES);
-    if (tail !== null) answer = answerFromTranscriptTail(tail);
+    if (transcript !== null && isCopilotTranscript(transcript)) {
+      ({ answer, note } = copilotAnswer(transcript));
+    } else if (endedOnError(payload)) {
+      note = 'the turn ended on an error (Copilot CLI: ErrorOccurred, then SessionEnd with reason "error", no Stop): there is no final answer';
+    } else {
+      const tail = transcript === null ? null : readText(transcript, TRANSCRIPT_TAIL_BYTES);
+      if (tail !== null) answer = answerFromTranscriptTail(tail);
+    }
   }
   const block = answer === null ? { kind: 'none' as const } : lastReflectionBlock(answer);
   if (block.kind === 'block') {
@@ -115,7 +161,7 @@ function chooseSelfReport(env: Facts): Chosen {
   if (block.kind === 'unterminated') {
     return { file: { kind: 'unreadable', reason: 'the reflection block in the final answer is not closed with ```' }, source: 'answer', refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES) };
   }
-  if (!env.FORGE_H_INPUT) return { file: { kind: 'absent' }, source: 'none' };
+  if (!env.FORGE_H_INPUT) return { file: { kind: 'absent' }, source: 'none', ...(note ? { note } : {}) };
   const file = readSelfReportFile(env.FORGE_H_INPUT);
   const startedUs = Number(env.FORGE_H_SESSION_START_US);
   if (file.kind === 'text' && Number.isSafeInteger(startedUs) && startedUs > 0 && !namesSession(file.text)) {
@@ -211,6 +257,8 @@ function main(env: Facts): number {
       degraded: built.sidecar.provenance.degraded,
       self_report: built.selfReport,
       self_report_source: chosen.source,
+      // Why the answer gave no self-report, when the reader can say (Copilot CLI's transcript).
+      ...(chosen.note && chosen.source === 'none' ? { self_report_note: chosen.note } : {}),
     });
   }
   // Last, and only once the sidecar stands under its final name: until then the hook's bash

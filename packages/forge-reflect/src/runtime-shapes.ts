@@ -28,13 +28,16 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'qwen', 'unknown'] as const;
+export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'qwen', 'opencode', 'unknown'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
 import { claudeCode } from './runtimes/claude-code.js';
 import { codex } from './runtimes/codex.js';
 import { gemini } from './runtimes/gemini.js';
 import { qwen } from './runtimes/qwen.js';
+import { cline } from './runtimes/cline.js';
+import { opencode } from './runtimes/opencode.js';
+import { copilot } from './runtimes/copilot.js';
 import { RUNTIME_MODULES } from './runtimes/index.js';
 import { isRuntimeId } from './runtimes/hook-map.js';
 import type { ShapeRule } from './runtimes/module.js';
@@ -56,27 +59,6 @@ export interface Recognised {
   toolUseId: string | null;
   durationMs: number | null;
   cwd: string | null;
-}
-
-const COPILOT_TYPES: Readonly<Record<string, EventType>> = {
-  sessionStart: 'session.started',
-  userPromptSubmitted: 'prompt.submitted',
-  postToolUse: 'tool.executed',
-  agentStop: 'turn.stopped',
-  subagentStop: 'subagent.stopped',
-  sessionEnd: 'session.ended',
-};
-
-/** Copilot payloads do not name their event; the fields tell which one it is. */
-function copilotEventFromFields(p: Payload): string | null {
-  if (has(p, 'toolResult')) return 'postToolUse';
-  if (has(p, 'toolName') || has(p, 'toolArgs')) return 'preToolUse';
-  if (has(p, 'stopReason')) return 'agentStop';
-  if (has(p, 'prompt')) return 'userPromptSubmitted';
-  if (has(p, 'error')) return 'errorOccurred';
-  if (has(p, 'reason')) return 'sessionEnd';
-  if (has(p, 'source') || has(p, 'initialPrompt')) return 'sessionStart';
-  return null;
 }
 
 export const SHAPE_RULES: readonly ShapeRule[] = [
@@ -108,56 +90,15 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       cwd: str(p.cwd) ?? firstString(p.workspace_roots),
     }),
   },
+  // opencode's payloads are the kit plugin's own: a dotted event name and a `ses_…` session.
+  opencode.shape,
   codex.shape,
+  // Before Qwen's and Gemini's: Copilot's snake_case payloads carry an ISO `timestamp` too.
+  copilot.shape,
   // Before Gemini's: Qwen's payloads carry an ISO `timestamp` and tool_response.llmContent too.
   qwen.shape,
   gemini.shape,
-  {
-    runtime: 'copilot',
-    signature: 'camelCase sessionId (+ toolName/toolArgs/toolResult, stopReason, …)',
-    matches: (p) => typeof p.sessionId === 'string' && !has(p, 'session_id') && !has(p, 'hook_event_name'),
-    eventName: (p, hookArg) => (has(COPILOT_TYPES, hookArg) ? hookArg : copilotEventFromFields(p) ?? str(hookArg)),
-    types: COPILOT_TYPES,
-    refine: (type, p) => {
-      const resultType = obj(p.toolResult)?.resultType;
-      return type === 'tool.executed' && (resultType === 'failure' || resultType === 'denied') ? 'tool.failed' : type;
-    },
-    fields: (p) => ({
-      sessionId: str(p.sessionId),
-      agentId: null,
-      toolName: str(p.toolName),
-      toolUseId: str(p.toolCallId) ?? str(p.toolUseId),
-      durationMs: ms(p.durationMs),
-      cwd: str(p.cwd),
-    }),
-  },
-  {
-    runtime: 'cline',
-    signature: 'hookName / clineVersion / taskId',
-    matches: (p) => has(p, 'hookName') || has(p, 'clineVersion') || has(p, 'taskId'),
-    eventName: (p, hookArg) => str(p.hookName) ?? str(hookArg),
-    types: {
-      TaskStart: 'session.started',
-      TaskResume: 'session.started',
-      UserPromptSubmit: 'prompt.submitted',
-      PostToolUse: 'tool.executed',
-      TaskComplete: 'turn.stopped',
-      TaskCancel: 'session.ended',
-      PreCompact: 'context.compacting',
-    },
-    refine: (type, p) => (type === 'tool.executed' && obj(p.postToolUse)?.success === false ? 'tool.failed' : type),
-    fields: (p) => {
-      const tool = obj(p.postToolUse) ?? obj(p.preToolUse);
-      return {
-        sessionId: str(p.taskId),
-        agentId: null,
-        toolName: str(tool?.toolName),
-        toolUseId: null,
-        durationMs: ms(tool?.executionTimeMs),
-        cwd: firstString(p.workspaceRoots),
-      };
-    },
-  },
+  cline.shape,
   claudeCode.shape,
 ];
 

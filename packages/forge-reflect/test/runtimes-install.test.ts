@@ -96,7 +96,7 @@ describe('install --runtime codex and gemini next to a user’s own files', () =
     expect(un.stdout).toMatch(/kept \.claude\/hooks\/forge-reflect\/: \.claude\/settings\.json still registers/);
     const manifest = JSON.parse(readFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'install-manifest.json'), 'utf8'));
     expect(Object.keys(manifest.settings).sort()).toEqual(['.claude/settings.json', '.gemini/settings.json', '.qwen/settings.json']);
-    expect(cli(['uninstall', '--runtime', 'gemini', '--runtime', 'claude-code', '--runtime', 'qwen'], dir).status).toBe(0);
+    expect(cli(['uninstall', '--runtime', 'all'], dir).status).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['.forge', '.git']);
   });
 
@@ -131,7 +131,7 @@ describe('bad input', () => {
     const dir = repo();
     const out = cli(['install', '--runtime', 'cursor'], dir);
     expect(out.status).toBe(2);
-    expect(out.stderr).toMatch(/--runtime "cursor" is not a supported runtime; use claude-code, codex, gemini, qwen or all/);
+    expect(out.stderr).toMatch(/--runtime "cursor" is not a supported runtime; use claude-code, codex, gemini, qwen, cline, opencode, copilot or all/);
     expect(readdirSync(dir)).toEqual(['.git']);
     expect(cli(['uninstall', '--runtime', 'vscode'], dir).status).toBe(2);
     expect(cli(['events', '--runtime', 'vscode'], dir).status).toBe(2);

@@ -96,7 +96,7 @@ describe('--runtime values', () => {
     expect(parseRuntimes(undefined)).toEqual(['claude-code']);
     expect(parseRuntimes(['gemini', 'codex'])).toEqual(['codex', 'gemini']);
     expect(parseRuntimes('codex,gemini,codex')).toEqual(['codex', 'gemini']);
-    expect(parseRuntimes(['all'])).toEqual(['claude-code', 'codex', 'gemini', 'qwen']);
+    expect(parseRuntimes(['all'])).toEqual(['claude-code', 'codex', 'gemini', 'qwen', 'cline', 'opencode', 'copilot']);
   });
   it('an unknown name is a usage error (exit 2) listing the supported ones', () => {
     try {

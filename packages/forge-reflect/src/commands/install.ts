@@ -30,6 +30,7 @@ import {
 import { emptyManifest, MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest, type SettingsEntry } from '../install/manifest.js';
 import { changeCount, printReport, type Report, type Step } from '../install/report.js';
 import { dropStaleHandlers, mergeRegistration, registrationCommands, serializeJson } from '../install/settings-merge.js';
+import { planHookFiles } from '../install/hook-files.js';
 import { parseRuntimes, runtimeModule, type RuntimeId } from '../runtimes/index.js';
 
 const LINK_FIX = 'replace the link with a real folder, then run install again';
@@ -92,7 +93,9 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const settingsRel = (targets[0] as { rel: string }).rel;
 
   // --- Checks: nothing is written until all of them pass. ---
-  const files = targets.map((t) => ({ ...t, settings: readSettingsFile(repo, t.rel, 'install') }));
+  // A runtime registered by hook files (Cline) has no settings file to merge.
+  const byFiles = targets.filter((t) => runtimeModule(t.runtime).hookFiles !== undefined);
+  const files = targets.filter((t) => !byFiles.includes(t)).map((t) => ({ ...t, settings: readSettingsFile(repo, t.rel, 'install') }));
   for (const t of targets) refuseSymlinks(repo, t.rel.slice(0, t.rel.lastIndexOf('/')), LINK_FIX);
   refuseSymlinks(repo, `${VENDORED_DIR}/lib`, LINK_FIX);
   refuseSymlinks(repo, STATE_DIR, LINK_FIX);
@@ -106,7 +109,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const notes: string[] = [];
 
   let newDirs = union(missingDirs(repo, `${VENDORED_DIR}/lib`), withInstructions ? missingDirs(repo, '.claude/commands') : []);
-  for (const t of targets) newDirs = union(newDirs, missingDirs(repo, t.rel.slice(0, t.rel.lastIndexOf('/'))));
+  for (const t of targets) if (!byFiles.includes(t)) newDirs = union(newDirs, missingDirs(repo, t.rel.slice(0, t.rel.lastIndexOf('/'))));
   manifest.created_dirs = union(manifest.created_dirs, newDirs);
   if (newDirs.length > 0) writes.push(() => ensureDirs(repo, newDirs));
 
@@ -192,6 +195,14 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (merged.present.length > 0 && merged.added.length > 0) {
       notes.push(`${merged.present.length} of the kit's hook groups were already in ${rel} and were left as they are`);
     }
+  }
+
+  // Hook files (Cline's wrappers), each written only when it is not already the kit's.
+  for (const t of byFiles) {
+    const plan = planHookFiles(repo, runtimeModule(t.runtime).hookFiles?.() ?? [], manifest, previous, LINK_FIX);
+    steps.push(...plan.steps);
+    if (plan.newDirs.length > 0) writes.push(() => ensureDirs(repo, plan.newDirs));
+    writes.push(...plan.writes);
   }
 
   // The manifest, written after everything it describes.

@@ -16,6 +16,7 @@ import { MANIFEST_NAME, parseManifest, serializeManifest, type InstallManifest }
 import { changeCount, printReport, type Report, type Step } from '../install/report.js';
 import { hasOurHandlers, parseSettingsText, sameJson, serializeJson, unmergeRegistration } from '../install/settings-merge.js';
 import { parseRuntimes, RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
+import { hookFilesInstalled, unplanHookFiles } from '../install/hook-files.js';
 
 const LINK_FIX = 'replace the link with a real folder, then run uninstall again';
 
@@ -55,7 +56,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   // Every other file that may register the hooks: the kit stays while one of them does.
   const otherRels = RUNTIME_IDS.flatMap((r) => runtimeModule(r).registrationFiles).filter((rel) => !targetRels.includes(rel));
 
-  const targets = targetRels.map((rel) => ({ rel, settings: readSettingsFile(repo, rel, 'uninstall') }));
+  // Runtimes registered by hook files (Cline) have no settings file.
+  const fileRuntimes = runtimes.filter((r) => runtimeModule(r).hookFiles !== undefined);
+  const settingsRels = targetRels.filter((_, i) => !fileRuntimes.includes(runtimes[i] as (typeof runtimes)[number]));
+  const targets = settingsRels.map((rel) => ({ rel, settings: readSettingsFile(repo, rel, 'uninstall') }));
   refuseSymlinks(repo, `${VENDORED_DIR}/lib`, LINK_FIX);
   refuseSymlinks(repo, '.claude/commands', LINK_FIX);
   const manifestPath = join(repo, VENDORED_DIR, MANIFEST_NAME);
@@ -115,8 +119,25 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     }
   }
 
-  // The rest of the kit goes only when no settings file registers it any more.
+  // Each runtime's hook files, while they are what install wrote.
+  const hookForgotten: string[] = [];
+  const hookDirs: string[] = [];
+  for (const r of fileRuntimes) {
+    const hookFiles = runtimeModule(r).hookFiles?.() ?? [];
+    const plan = unplanHookFiles(repo, hookFiles, manifest, gone);
+    steps.push(...plan.steps);
+    writes.push(...plan.writes);
+    notes.push(...plan.notes);
+    hookForgotten.push(...plan.forgotten);
+    for (const f of hookFiles) for (let dir = f.rel; dir.includes('/'); ) if (!hookDirs.includes((dir = dir.slice(0, dir.lastIndexOf('/'))))) hookDirs.push(dir);
+  }
+
+  // The rest of the kit goes only when no settings file (nor another runtime's hook files) registers it any more.
   const others = otherRels.map((rel) => ({ rel, registers: otherStillRegisters(repo, rel) }));
+  for (const r of RUNTIME_IDS.filter((id) => !runtimes.includes(id))) {
+    const hookFiles = runtimeModule(r).hookFiles?.();
+    if (hookFiles && hookFilesInstalled(repo, hookFiles, manifest)) others.push({ rel: runtimeModule(r).registrationFile(false), registers: true });
+  }
   const blocking = others.filter((o) => o.registers !== false);
   const wholeKit = blocking.length === 0;
   if (!wholeKit) {
@@ -148,11 +169,31 @@ export async function run(args: Record<string, unknown>): Promise<number> {
         });
       }
     }
-    if (manifest && (forgotten.length > 0 || emptied.length > 0)) {
+    // The hook files' folders install created, deepest first, when this left them empty.
+    for (const dir of [...hookDirs].sort((a, b) => b.split('/').length - a.split('/').length)) {
+      if (!manifest?.created_dirs.includes(dir)) continue;
+      const path = join(repo, dir);
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(path);
+      } catch {
+        continue;
+      }
+      if (entries.every((name) => gone.has(join(path, name)))) {
+        steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
+        emptied.push(dir);
+        gone.add(path);
+        writes.push(() => {
+          rmdirIfEmpty(path);
+        });
+      }
+    }
+    if (manifest && (forgotten.length > 0 || emptied.length > 0 || hookForgotten.length > 0)) {
       const rest: InstallManifest = { ...manifest, settings: { ...manifest.settings }, created_dirs: manifest.created_dirs.filter((d) => !emptied.includes(d)) };
       for (const rel of forgotten) delete rest.settings[rel];
+      if (rest.hook_files) rest.hook_files = Object.fromEntries(Object.entries(rest.hook_files).filter(([rel]) => !hookForgotten.includes(rel)));
       const text = serializeManifest(rest);
-      steps.push({ action: 'update', path: `${VENDORED_DIR}/${MANIFEST_NAME}`, detail: `forgot ${[...forgotten, ...emptied.map((d) => `${d}/`)].join(', ')}` });
+      steps.push({ action: 'update', path: `${VENDORED_DIR}/${MANIFEST_NAME}`, detail: `forgot ${[...forgotten, ...hookForgotten, ...emptied.map((d) => `${d}/`)].join(', ')}` });
       writes.push(() => writeAtomic(manifestPath, text, 0o644));
     }
   } else {

@@ -17,6 +17,7 @@ import { LIVE_LOG_NAME } from '../spool-log.js';
 import { readDrainedLists } from '../drained-lists.js';
 import { isSpoolFileName } from '../spool-event.js';
 import { readRegularText } from '../regular-file.js';
+import { lstatOrNull } from '../install/files.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -131,6 +132,12 @@ export function checkRegistrations(ctx: DoctorContext): Check[] {
   const checks: Check[] = [];
   for (const id of RUNTIME_IDS) {
     const module = runtimeModule(id);
+    // Registered by hook files (Cline): the module checks its own files, when any is there.
+    const hookFiles = module.hookFiles?.();
+    if (hookFiles) {
+      if (hookFiles.some((f) => lstatOrNull(join(repo, f.rel)) !== null)) checks.push(...module.doctorChecks(repo, ctx.env));
+      continue;
+    }
     const label = `${id} hooks`;
     const wanted = bindingsFor(id).map((b) => b.event);
     const current = registrationCommands(loadRegistration(id));

@@ -27,6 +27,8 @@ export interface InstallManifest {
   /** Per settings file (repo-relative path). */
   settings: Record<string, SettingsEntry>;
   slash_command: { path: string; sha256: string } | null;
+  /** Hook files install wrote (repo-relative path → sha256 of what it wrote): Cline's wrappers. */
+  hook_files?: Record<string, string>;
 }
 
 export function emptyManifest(): InstallManifest {
@@ -57,6 +59,8 @@ export function parseManifest(text: string): InstallManifest | null {
     }
   }
   const slash = value.slash_command;
+  const hookFiles: Record<string, string> = {};
+  if (isJsonObject(value.hook_files)) for (const [rel, sum] of Object.entries(value.hook_files)) if (typeof sum === 'string') hookFiles[rel] = sum;
   return {
     schema: MANIFEST_SCHEMA,
     files: strings(value.files),
@@ -64,6 +68,7 @@ export function parseManifest(text: string): InstallManifest | null {
     settings,
     slash_command:
       isJsonObject(slash) && typeof slash.path === 'string' && typeof slash.sha256 === 'string' ? { path: slash.path, sha256: slash.sha256 } : null,
+    ...(Object.keys(hookFiles).length > 0 ? { hook_files: hookFiles } : {}),
   };
 }
 
@@ -80,6 +85,10 @@ export function serializeManifest(manifest: InstallManifest): string {
     created_dirs: [...new Set(manifest.created_dirs)].sort(),
     settings,
     slash_command: manifest.slash_command,
+    // Only when there are any: a manifest without hook files keeps its bytes.
+    ...(manifest.hook_files && Object.keys(manifest.hook_files).length > 0
+      ? { hook_files: Object.fromEntries(Object.keys(manifest.hook_files).sort().map((rel) => [rel, (manifest.hook_files as Record<string, string>)[rel] as string])) }
+      : {}),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }

@@ -11,7 +11,7 @@
  */
 import type { EventType } from '../runtime-shapes.js';
 
-export const RUNTIME_IDS = ['claude-code', 'codex', 'gemini', 'qwen'] as const;
+export const RUNTIME_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'cline', 'opencode', 'copilot'] as const;
 export type RuntimeId = (typeof RUNTIME_IDS)[number];
 
 /** The two kit scripts: the event spooler and the Stop (sidecar) hook. */
@@ -32,16 +32,19 @@ export interface HookRole {
 
 /** In registration order (Claude's file keeps this order). */
 export const HOOK_MAP: readonly HookRole[] = [
-  { role: 'session-start', hook: 'event', tool: false, timeoutSeconds: 10, type: 'session.started', events: { 'claude-code': 'SessionStart', codex: 'SessionStart', gemini: 'SessionStart', qwen: 'SessionStart' } },
-  { role: 'prompt', hook: 'event', tool: false, timeoutSeconds: 10, type: 'prompt.submitted', events: { 'claude-code': 'UserPromptSubmit', codex: 'UserPromptSubmit', gemini: 'BeforeAgent', qwen: 'UserPromptSubmit' } },
-  { role: 'tool-done', hook: 'event', tool: true, timeoutSeconds: 10, type: 'tool.executed', events: { 'claude-code': 'PostToolUse', codex: 'PostToolUse', gemini: 'AfterTool', qwen: 'PostToolUse' } },
-  { role: 'tool-failed', hook: 'event', tool: true, timeoutSeconds: 10, type: 'tool.failed', events: { 'claude-code': 'PostToolUseFailure', qwen: 'PostToolUseFailure' } },
-  { role: 'subagent-stop', hook: 'event', tool: false, timeoutSeconds: 10, type: 'subagent.stopped', events: { 'claude-code': 'SubagentStop', codex: 'SubagentStop', qwen: 'SubagentStop' } },
-  { role: 'compacting', hook: 'event', tool: false, timeoutSeconds: 10, type: 'context.compacting', events: { 'claude-code': 'PreCompact', codex: 'PreCompact', qwen: 'PreCompact' } },
+  { role: 'session-start', hook: 'event', tool: false, timeoutSeconds: 10, type: 'session.started', events: { 'claude-code': 'SessionStart', codex: 'SessionStart', gemini: 'SessionStart', qwen: 'SessionStart', cline: 'TaskStart', opencode: 'session.created', copilot: 'SessionStart' } },
+  { role: 'prompt', hook: 'event', tool: false, timeoutSeconds: 10, type: 'prompt.submitted', events: { 'claude-code': 'UserPromptSubmit', codex: 'UserPromptSubmit', gemini: 'BeforeAgent', qwen: 'UserPromptSubmit', cline: 'UserPromptSubmit', opencode: 'chat.message', copilot: 'UserPromptSubmit' } },
+  { role: 'tool-done', hook: 'event', tool: true, timeoutSeconds: 10, type: 'tool.executed', events: { 'claude-code': 'PostToolUse', codex: 'PostToolUse', gemini: 'AfterTool', qwen: 'PostToolUse', cline: 'PostToolUse', opencode: 'tool.execute.after', copilot: 'PostToolUse' } },
+  { role: 'tool-failed', hook: 'event', tool: true, timeoutSeconds: 10, type: 'tool.failed', events: { 'claude-code': 'PostToolUseFailure', qwen: 'PostToolUseFailure', copilot: 'PostToolUseFailure' } },
+  { role: 'subagent-stop', hook: 'event', tool: false, timeoutSeconds: 10, type: 'subagent.stopped', events: { 'claude-code': 'SubagentStop', codex: 'SubagentStop', qwen: 'SubagentStop', copilot: 'SubagentStop' } },
+  { role: 'compacting', hook: 'event', tool: false, timeoutSeconds: 10, type: 'context.compacting', events: { 'claude-code': 'PreCompact', codex: 'PreCompact', qwen: 'PreCompact', cline: 'PreCompact', opencode: 'experimental.session.compacting', copilot: 'PreCompact' } },
   { role: 'notification', hook: 'event', tool: false, timeoutSeconds: 10, type: 'notification', events: { 'claude-code': 'Notification', gemini: 'Notification', qwen: 'Notification' } },
-  { role: 'session-end', hook: 'event', tool: false, timeoutSeconds: 10, type: 'session.ended', events: { 'claude-code': 'SessionEnd', codex: 'SessionEnd', gemini: 'SessionEnd', qwen: 'SessionEnd' } },
+  { role: 'session-end', hook: 'event', tool: false, timeoutSeconds: 10, type: 'session.ended', events: { 'claude-code': 'SessionEnd', codex: 'SessionEnd', gemini: 'SessionEnd', qwen: 'SessionEnd', cline: 'SessionShutdown', copilot: 'SessionEnd' } },
   { role: 'interrupt', hook: 'event', tool: false, timeoutSeconds: 3, type: 'turn.interrupted', events: { codex: 'Interrupt' } },
-  { role: 'turn-end', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { 'claude-code': 'Stop', codex: 'Stop', gemini: 'AfterAgent', qwen: 'Stop' } },
+  { role: 'turn-end', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { 'claude-code': 'Stop', codex: 'Stop', gemini: 'AfterAgent', qwen: 'Stop', cline: 'TaskComplete', opencode: 'session.idle', copilot: 'Stop' } },
+  // A turn that ends on a model error has no turn-end event in Cline (TaskError instead of
+  // TaskComplete): the Stop hook writes its sidecar, degraded (no answer), the error in the event.
+  { role: 'turn-error', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { cline: 'TaskError' } },
 ];
 
 export interface Binding {

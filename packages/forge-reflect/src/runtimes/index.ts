@@ -4,10 +4,13 @@ import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { qwen } from './qwen.js';
+import { cline } from './cline.js';
+import { opencode } from './opencode.js';
+import { copilot } from './copilot.js';
 import { RUNTIME_IDS, type RuntimeId } from './hook-map.js';
 import type { RuntimeModule } from './module.js';
 
-export const RUNTIME_MODULES: Readonly<Record<RuntimeId, RuntimeModule>> = { 'claude-code': claudeCode, codex, gemini, qwen };
+export const RUNTIME_MODULES: Readonly<Record<RuntimeId, RuntimeModule>> = { 'claude-code': claudeCode, codex, gemini, qwen, cline, opencode, copilot };
 
 export function runtimeModule(id: RuntimeId): RuntimeModule {
   return RUNTIME_MODULES[id];

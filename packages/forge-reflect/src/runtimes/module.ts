@@ -29,6 +29,14 @@ export interface ShapeRule {
   fields(p: Payload): Fields;
 }
 
+/** A file a runtime runs as a hook by its name (Cline), written by install, removed by uninstall. */
+export interface HookFile {
+  /** Repo-relative, with `/`. */
+  rel: string;
+  text: string;
+  mode: number;
+}
+
 export interface RuntimeModule {
   id: RuntimeId;
   label: string;
@@ -40,6 +48,8 @@ export interface RuntimeModule {
   command(hook: KitHook, event: string): string;
   /** One registered handler: the command plus the runtime's own fields (timeout unit, name). */
   handler(hook: KitHook, event: string, timeoutSeconds: number): JsonObject;
+  /** A runtime with no settings file registers by files of its own (registrationFiles is then empty). */
+  hookFiles?(): HookFile[];
   shape: ShapeRule;
   /** What the user must do before hooks run, when install cannot do it in the repo. */
   trustSteps(repo: string, env: NodeJS.ProcessEnv): string[];

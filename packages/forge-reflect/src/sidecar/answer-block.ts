@@ -2,7 +2,7 @@
  * The self-report that travels with the turn: the agent's final answer ends with a fenced block
  * whose info string is `reflection`, holding a reflection-input.v1 JSON object. This module finds
  * that block in the Stop payload (Claude Code and Codex: `last_assistant_message`; Gemini CLI:
- * `prompt_response`) or, when the payload has no answer, in the tail of the runtime's JSON Lines
+ * `prompt_response`; Cline: `turn.outputText`) or, when the payload has no answer, in the tail of the runtime's JSON Lines
  * transcript. Pure: text in, text out.
  */
 
@@ -94,6 +94,9 @@ export function answerFromPayload(payload: string): string | null {
     const value = (raw as Record<string, unknown>)[field];
     if (typeof value === 'string') return value;
   }
+  // Cline's TaskComplete: `turn.outputText`.
+  const turn = (raw as Record<string, unknown>).turn;
+  if (turn !== null && typeof turn === 'object' && typeof (turn as Record<string, unknown>).outputText === 'string') return (turn as Record<string, unknown>).outputText as string;
   return null;
 }
 
