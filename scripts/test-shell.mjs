@@ -66,6 +66,9 @@ export const MAC_VITEST = [
   'packages/forge-reflect/test/runtimes-install.test.ts', // Codex's and Gemini's Stop commands
   'packages/forge-reflect/test/export-otlp.test.ts', // the ingest the real Stop hook starts
   'packages/forge-reflect/test/runtime-qwen.test.ts', // Qwen's hooks, named by their environment
+  'packages/forge-reflect/test/runtime-copilot.test.ts', // Copilot running Claude's hooks, named by COPILOT_CLI
+  'packages/forge-reflect/test/runtime-opencode.test.ts', // the opencode plugin handing events to the hooks
+  'packages/forge-reflect/test/runtime-cline.test.ts', // Cline's hook files calling the hooks
 ];
 
 /** Files naming a hook that run none, and why (checked by tests/bats/test-platform.bats). */

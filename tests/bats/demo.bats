@@ -39,3 +39,12 @@ load ../helpers/hooks
   [ ! -e "$BATS_TEST_TMPDIR/user-sidecars" ]
   [ "$(find "$BATS_TEST_TMPDIR/demos" -name '*.reflection.json' | wc -l)" -eq 1 ]
 }
+
+@test "demo drains the spool itself: its Stop hook starts no ingest, even with forge-reflect on PATH" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\necho "$@" >>"%s/ingest-started"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/forge-reflect"
+  chmod +x "$BATS_TEST_TMPDIR/bin/forge-reflect"
+  PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr forge_reflect demo --dir "$BATS_TEST_TMPDIR/demos" --json
+  [ "$status" -eq 0 ]
+  [ ! -e "$BATS_TEST_TMPDIR/ingest-started" ]
+}

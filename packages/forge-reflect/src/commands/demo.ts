@@ -20,13 +20,17 @@ import { isSidecarName } from '../sidecar-files.js';
 const CLI = kitPath('packages', 'forge-reflect', 'bin', 'forge-reflect.js');
 const VENDORED = '.claude/hooks/forge-reflect';
 
-/** The environment of the demo's hooks: the user's, minus every kit setting, plus solo mode. */
+/**
+ * The environment of the demo's hooks: the user's, minus every kit setting, plus solo mode. The demo
+ * drains the spool itself, so its Stop hook starts no background ingest (one found on PATH would
+ * still be writing in the demo's repo when the demo returns).
+ */
 function hookEnv(repo: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(REFLECTION_|FORGE_)/.test(key)) env[key] = value;
   }
-  return { ...env, REFLECTION_MODE: 'solo', CLAUDE_PROJECT_DIR: repo, NO_COLOR: '1' };
+  return { ...env, REFLECTION_MODE: 'solo', CLAUDE_PROJECT_DIR: repo, NO_COLOR: '1', FORGE_REFLECT_CLI: 'off' };
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string) {
