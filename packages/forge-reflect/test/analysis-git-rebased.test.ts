@@ -219,6 +219,59 @@ describe('a subtree imported from a snapshot, then with its full history', () =>
   }, 30_000);
 });
 
+/** body(tag) with line i set to value (export const <tag>i = value). */
+const edited = (tag: string, values: Record<number, number>) =>
+  Object.entries(values).reduce((text, [i, v]) => text.replace(`${tag}${i} = ${i};`, `${tag}${i} = ${v};`), body(tag));
+
+describe('a fix written on a branch and rebased over changes written after it', () => {
+  let j: any;
+  let sha: Map<string, string>;
+  beforeAll(() => {
+    const repo = join(root, 'rebased-over');
+    mkdirSync(repo);
+    const D = T0 + 10 * DAY;
+    sha = fastImport(repo, [
+      { key: 'init', message: 'chore: init', author: T0, committer: T0, files: { 'README.md': 'hi\n', 'src/c.ts': body('c') } },
+      // A: the feature, then a change to its line 4 written after the fix was (landed first); the fix,
+      // rebased over it, rewrites lines 2 (the feature's) and 4 (the later change's).
+      { key: 'featA', message: 'feat: a', author: D, committer: D, files: { 'src/a.ts': body('a') } },
+      { key: 'laterA', message: 'feat: a4 forty', author: D + 5 * DAY, committer: D + 5 * DAY + HOUR, files: { 'src/a.ts': edited('a', { 4: 40 }) } },
+      { key: 'fixA', message: 'fix: a lines 2 and 4', author: D + 4 * DAY, committer: D + 6 * DAY, files: { 'src/a.ts': edited('a', { 2: 20, 4: 41 }) } },
+      // B: a cause written 30 s after its fix (clocks a little apart): written together, delay 0.
+      { key: 'featB', message: 'feat: b', author: D + 7 * DAY + 30, committer: D + 7 * DAY + HOUR, files: { 'src/b.ts': body('b') } },
+      { key: 'fixB', message: 'fix: b line 2', author: D + 7 * DAY, committer: D + 7 * DAY + 2 * HOUR, files: { 'src/b.ts': edited('b', { 2: 20 }) } },
+      // C: every line the fix rewrites was last changed by commits written 1 and 2 days after it
+      // (the file itself predates the window): no cause written before the fix.
+      { key: 'cA', message: 'refactor: c1', author: D + 11 * DAY, committer: D + 13 * DAY, files: { 'src/c.ts': edited('c', { 1: 10 }) } },
+      { key: 'cB', message: 'refactor: c3', author: D + 12 * DAY, committer: D + 13 * DAY, files: { 'src/c.ts': edited('c', { 1: 10, 3: 30 }) } },
+      { key: 'fixC', message: 'fix: c lines 1 and 3', author: D + 10 * DAY, committer: D + 14 * DAY, files: { 'src/c.ts': edited('c', { 1: 11, 3: 31 }) } },
+    ]);
+    const r = analyze('--repo', repo, '--window', '14d');
+    expect(r.status).toBe(0);
+    j = r.json;
+  }, 60_000);
+  const id = (key: string) => sha.get(key) as string;
+
+  it('keeps the cause written before the fix; the change written after it is no cause', () => {
+    expect(j.list.map((s: any) => s.sha)).toEqual([id('fixA')]);
+    expect(j.list[0]).toMatchObject({ fixes: id('featA'), candidates: [id('featA')], delay_days: 4 });
+    expect(j.list[0].causes.map((c: any) => [c.sha, c.lines])).toEqual([[id('featA'), 1]]);
+  });
+
+  it('a cause written within 60 s after the fix is written with it: delay 0', () => {
+    const b = j.set_aside.find((s: any) => s.sha === id('fixB'));
+    expect(b).toMatchObject({ reason: 'delay_zero', of: id('featB') });
+    expect(b.detail).toMatch(/written at the same time \(by author date, within 60 s\)/);
+  });
+
+  it('a fix whose causes were all written after it is cause_after_fix, naming the nearest', () => {
+    const c = j.set_aside.find((s: any) => s.sha === id('fixC'));
+    expect(c).toMatchObject({ reason: 'cause_after_fix', of: id('cA') });
+    expect(c.detail).toMatch(new RegExp(`^the nearest of its 2 causes ${id('cA').slice(0, 10)} was written 1\\.00 d after the fix \\(by author date\\)`));
+    expect(j.excluded).toMatchObject({ delay_zero: 1, cause_after_fix: 1, cause_before_window: 0 });
+  });
+});
+
 /** A linear history from raw commit objects, so an author line can lack its date (fast-import refuses that). */
 function rawHistory(repo: string, commits: ReadonlyArray<{ key: string; message: string; author: string; committer: number; files: Record<string, string> }>): Map<string, string> {
   git(repo, ['init', '-q', '-b', 'main']);
@@ -257,6 +310,8 @@ describe('histories whose author dates cannot be used', () => {
     const r = analyze('--repo', repo);
     expect(r.status).toBe(0);
     expect(r.json.dates).toMatchObject({ by: 'committer', author: 0, missing: 5, later: 0 });
+    // JSON on stdout; the same note for a person on stderr.
+    expect(r.stderr).toBe(`forge-reflect analyze git-history: ${r.json.dates.note}\n`);
     expect(r.json.dates.note).toMatch(/^no commit has a usable author date \(5 with no usable author date \(an empty or unparseable field\)\): delays fall back to committer dates/);
     // Landed together with no author date to tell them apart: delay 0, saying which date was used.
     expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix'))).toMatchObject({ reason: 'delay_zero', of: sha.get('feat') });
@@ -281,6 +336,7 @@ describe('histories whose author dates cannot be used', () => {
     const r = analyze('--repo', repo);
     expect(r.status).toBe(0);
     expect(r.json.dates).toMatchObject({ by: 'author_and_committer', author: 3, missing: 1, later: 1 });
+    expect(r.stderr).toBe(''); // some author dates used: the note is in the JSON and markdown only
     expect(r.json.dates.note).toBe(
       'delays by author date (when each change was written); committer date for 2 of 5 commits: 1 with no usable author date (an empty or unparseable field); 1 whose author date is later than the committer date',
     );
