@@ -3,11 +3,13 @@
  * with one committer date (as a rebase or a rebase-merge gives it) while its author date says when
  * it was written. Delays are by author date, so a fix and its feature that landed together still
  * count; "delay 0" is left for a fix written with its cause. Then a history imported twice (both
- * copies rebased), a subtree imported from a snapshot before its full history, and histories whose
- * author dates are missing or later than their committer dates.
+ * copies rebased), a subtree imported from a snapshot before its full history, the same made by git
+ * itself (commits dated by GIT_AUTHOR_DATE/GIT_COMMITTER_DATE, `git rebase`, `format-patch` | `am`),
+ * a fix rebased over changes written after it, and histories whose author dates are missing or later
+ * than their committer dates.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,6 +221,147 @@ describe('a subtree imported from a snapshot, then with its full history', () =>
   }, 30_000);
 });
 
+describe('a history rebased and imported twice by git itself (rebase, format-patch, am)', () => {
+  /** git with the dates a person's clock would give it: GIT_AUTHOR_DATE/GIT_COMMITTER_DATE, when given. */
+  const gitEnv = (repo: string, args: string[], dates: { author?: number; committer?: number } = {}) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com' };
+    delete env.GIT_AUTHOR_DATE;
+    delete env.GIT_COMMITTER_DATE;
+    if (dates.author !== undefined) env.GIT_AUTHOR_DATE = `${dates.author} +0000`;
+    if (dates.committer !== undefined) env.GIT_COMMITTER_DATE = `${dates.committer} +0000`;
+    return execFileSync('git', ['-C', repo, '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8', env }).trim();
+  };
+  const D = T0 + 5 * DAY;
+  let repo: string;
+  let j: any;
+  const sha = new Map<string, string>();
+
+  beforeAll(() => {
+    repo = join(root, 'git-rebased');
+    mkdirSync(repo);
+    const commit = (key: string, message: string, files: Record<string, string>, written: number) => {
+      for (const [p, t] of Object.entries(files)) {
+        mkdirSync(dirname(join(repo, p)), { recursive: true });
+        writeFileSync(join(repo, p), t);
+      }
+      gitEnv(repo, ['add', '-A']);
+      gitEnv(repo, ['commit', '-q', '-m', message], { author: written, committer: written });
+      sha.set(key, gitEnv(repo, ['rev-parse', 'HEAD']));
+    };
+    gitEnv(repo, ['init', '-q', '-b', 'main']);
+    commit('init', 'chore: init', { 'README.md': 'hi\n' }, T0);
+    // Pull request A: the feature, and its fix written 3 days later; main moves on meanwhile.
+    gitEnv(repo, ['checkout', '-q', '-b', 'a']);
+    commit('featA', 'feat: a', { 'src/a.ts': body('a') }, D);
+    commit('fixA', 'fix: a line 2', { 'src/a.ts': fixed('a') }, D + 3 * DAY);
+    gitEnv(repo, ['checkout', '-q', 'main']);
+    commit('other', 'chore: other', { 'other.txt': 'x\n' }, D + 4 * DAY);
+    // Landed by a rebase (one committer date for both), then fast-forwarded.
+    gitEnv(repo, ['checkout', '-q', 'a']);
+    gitEnv(repo, ['rebase', '-q', 'main'], { committer: D + 5 * DAY });
+    gitEnv(repo, ['checkout', '-q', 'main']);
+    gitEnv(repo, ['merge', '-q', '--ff-only', 'a']);
+    sha.set('featA', gitEnv(repo, ['rev-parse', 'main~1']));
+    sha.set('fixA', gitEnv(repo, ['rev-parse', 'main']));
+    // Pull request B: a fix written 20 s after its feature (written together), rebased the same way.
+    gitEnv(repo, ['checkout', '-q', '-b', 'b']);
+    commit('featB', 'feat: b', { 'src/b.ts': body('b') }, D + 6 * DAY);
+    commit('fixB', 'fix: b line 2', { 'src/b.ts': fixed('b') }, D + 6 * DAY + 20);
+    gitEnv(repo, ['checkout', '-q', 'main']);
+    commit('other2', 'chore: other 2', { 'other.txt': 'y\n' }, D + 6 * DAY + HOUR);
+    gitEnv(repo, ['checkout', '-q', 'b']);
+    gitEnv(repo, ['rebase', '-q', 'main'], { committer: D + 7 * DAY });
+    gitEnv(repo, ['checkout', '-q', 'main']);
+    gitEnv(repo, ['merge', '-q', '--ff-only', 'b']);
+    sha.set('featB', gitEnv(repo, ['rev-parse', 'main~1']));
+    sha.set('fixB', gitEnv(repo, ['rev-parse', 'main']));
+    // The history imported a second time under imported/: git am keeps the author dates.
+    const patches = join(root, 'git-rebased-patches');
+    gitEnv(repo, ['format-patch', '-q', '-o', patches, `${sha.get('init')}..main`]);
+    const list = readdirSync(patches).sort().map((f) => join(patches, f));
+    gitEnv(repo, ['am', '-q', '--directory=imported', ...list], { committer: D + 30 * DAY });
+    for (const [k, n] of [['copy:fixB', 0], ['copy:featB', 1], ['copy:fixA', 3], ['copy:featA', 4]] as const) sha.set(k, gitEnv(repo, ['rev-parse', `main~${n}`]));
+    const r = analyze('--repo', repo, '--window', '14d');
+    expect(r.status).toBe(0);
+    j = r.json;
+  }, 60_000);
+  const id = (key: string) => sha.get(key) as string;
+  const dates = (key: string) => gitEnv(repo, ['log', '-1', '--format=%at %ct %s', id(key)]);
+
+  it('is what git gives: the rebase kept author dates and gave feature and fix one committer date', () => {
+    expect(dates('featA')).toBe(`${D} ${D + 5 * DAY} feat: a`);
+    expect(dates('fixA')).toBe(`${D + 3 * DAY} ${D + 5 * DAY} fix: a line 2`);
+    expect(dates('copy:fixA')).toBe(`${D + 3 * DAY} ${D + 30 * DAY} fix: a line 2`);
+    expect(dates('copy:featA')).toBe(`${D} ${D + 30 * DAY} feat: a`);
+  });
+
+  it('the rebased fix counts at 3 d by author date; the copy imported later is its duplicate', () => {
+    expect(j.dates).toMatchObject({ by: 'author', missing: 0, later: 0 });
+    expect(j.list.map((s: any) => [s.sha, s.fixes, s.delay_days, s.at, s.committed_at])).toEqual([
+      [id('fixA'), id('featA'), 3, new Date((D + 3 * DAY) * 1000).toISOString(), new Date((D + 5 * DAY) * 1000).toISOString()],
+    ]);
+    const aside = Object.fromEntries(j.set_aside.map((s: any) => [s.sha, [s.reason, s.of]]));
+    expect(aside[id('copy:fixA')]).toEqual(['duplicate', id('fixA')]);
+    // Written 20 s after its feature: delay 0, and its imported copy is a duplicate of it.
+    expect(aside[id('fixB')]).toEqual(['delay_zero', id('featB')]);
+    expect(aside[id('copy:fixB')]).toEqual(['duplicate', id('fixB')]);
+    expect(j.excluded).toMatchObject({ duplicate: 2, delay_zero: 1, cause_after_fix: 0, cause_before_window: 0 });
+  });
+});
+
+/** body(tag) with line i set to value (export const <tag>i = value). */
+const edited = (tag: string, values: Record<number, number>) =>
+  Object.entries(values).reduce((text, [i, v]) => text.replace(`${tag}${i} = ${i};`, `${tag}${i} = ${v};`), body(tag));
+
+describe('a fix written on a branch and rebased over changes written after it', () => {
+  let j: any;
+  let sha: Map<string, string>;
+  beforeAll(() => {
+    const repo = join(root, 'rebased-over');
+    mkdirSync(repo);
+    const D = T0 + 10 * DAY;
+    sha = fastImport(repo, [
+      { key: 'init', message: 'chore: init', author: T0, committer: T0, files: { 'README.md': 'hi\n', 'src/c.ts': body('c') } },
+      // A: the feature, then a change to its line 4 written after the fix was (landed first); the fix,
+      // rebased over it, rewrites lines 2 (the feature's) and 4 (the later change's).
+      { key: 'featA', message: 'feat: a', author: D, committer: D, files: { 'src/a.ts': body('a') } },
+      { key: 'laterA', message: 'feat: a4 forty', author: D + 5 * DAY, committer: D + 5 * DAY + HOUR, files: { 'src/a.ts': edited('a', { 4: 40 }) } },
+      { key: 'fixA', message: 'fix: a lines 2 and 4', author: D + 4 * DAY, committer: D + 6 * DAY, files: { 'src/a.ts': edited('a', { 2: 20, 4: 41 }) } },
+      // B: a cause written 30 s after its fix (clocks a little apart): written together, delay 0.
+      { key: 'featB', message: 'feat: b', author: D + 7 * DAY + 30, committer: D + 7 * DAY + HOUR, files: { 'src/b.ts': body('b') } },
+      { key: 'fixB', message: 'fix: b line 2', author: D + 7 * DAY, committer: D + 7 * DAY + 2 * HOUR, files: { 'src/b.ts': edited('b', { 2: 20 }) } },
+      // C: every line the fix rewrites was last changed by commits written 1 and 2 days after it
+      // (the file itself predates the window): no cause written before the fix.
+      { key: 'cA', message: 'refactor: c1', author: D + 11 * DAY, committer: D + 13 * DAY, files: { 'src/c.ts': edited('c', { 1: 10 }) } },
+      { key: 'cB', message: 'refactor: c3', author: D + 12 * DAY, committer: D + 13 * DAY, files: { 'src/c.ts': edited('c', { 1: 10, 3: 30 }) } },
+      { key: 'fixC', message: 'fix: c lines 1 and 3', author: D + 10 * DAY, committer: D + 14 * DAY, files: { 'src/c.ts': edited('c', { 1: 11, 3: 31 }) } },
+    ]);
+    const r = analyze('--repo', repo, '--window', '14d');
+    expect(r.status).toBe(0);
+    j = r.json;
+  }, 60_000);
+  const id = (key: string) => sha.get(key) as string;
+
+  it('keeps the cause written before the fix; the change written after it is no cause', () => {
+    expect(j.list.map((s: any) => s.sha)).toEqual([id('fixA')]);
+    expect(j.list[0]).toMatchObject({ fixes: id('featA'), candidates: [id('featA')], delay_days: 4 });
+    expect(j.list[0].causes.map((c: any) => [c.sha, c.lines])).toEqual([[id('featA'), 1]]);
+  });
+
+  it('a cause written within 60 s after the fix is written with it: delay 0', () => {
+    const b = j.set_aside.find((s: any) => s.sha === id('fixB'));
+    expect(b).toMatchObject({ reason: 'delay_zero', of: id('featB') });
+    expect(b.detail).toMatch(/written at the same time \(by author date, within 60 s\)/);
+  });
+
+  it('a fix whose causes were all written after it is cause_after_fix, naming the nearest', () => {
+    const c = j.set_aside.find((s: any) => s.sha === id('fixC'));
+    expect(c).toMatchObject({ reason: 'cause_after_fix', of: id('cA') });
+    expect(c.detail).toMatch(new RegExp(`^the nearest of its 2 causes ${id('cA').slice(0, 10)} was written 1\\.00 d after the fix \\(by author date\\)`));
+    expect(j.excluded).toMatchObject({ delay_zero: 1, cause_after_fix: 1, cause_before_window: 0 });
+  });
+});
+
 /** A linear history from raw commit objects, so an author line can lack its date (fast-import refuses that). */
 function rawHistory(repo: string, commits: ReadonlyArray<{ key: string; message: string; author: string; committer: number; files: Record<string, string> }>): Map<string, string> {
   git(repo, ['init', '-q', '-b', 'main']);
@@ -257,6 +400,8 @@ describe('histories whose author dates cannot be used', () => {
     const r = analyze('--repo', repo);
     expect(r.status).toBe(0);
     expect(r.json.dates).toMatchObject({ by: 'committer', author: 0, missing: 5, later: 0 });
+    // JSON on stdout; the same note for a person on stderr.
+    expect(r.stderr).toBe(`forge-reflect analyze git-history: ${r.json.dates.note}\n`);
     expect(r.json.dates.note).toMatch(/^no commit has a usable author date \(5 with no usable author date \(an empty or unparseable field\)\): delays fall back to committer dates/);
     // Landed together with no author date to tell them apart: delay 0, saying which date was used.
     expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix'))).toMatchObject({ reason: 'delay_zero', of: sha.get('feat') });
@@ -281,6 +426,7 @@ describe('histories whose author dates cannot be used', () => {
     const r = analyze('--repo', repo);
     expect(r.status).toBe(0);
     expect(r.json.dates).toMatchObject({ by: 'author_and_committer', author: 3, missing: 1, later: 1 });
+    expect(r.stderr).toBe(''); // some author dates used: the note is in the JSON and markdown only
     expect(r.json.dates.note).toBe(
       'delays by author date (when each change was written); committer date for 2 of 5 commits: 1 with no usable author date (an empty or unparseable field); 1 whose author date is later than the committer date',
     );

@@ -6,10 +6,11 @@
  *
  * Signals: a real revert (its own subject or `This reverts commit` paragraph; the cause is the
  * reverted commit), and a fix whose blamed lines were last touched inside the window (SZZ; the
- * causes are those commits, of any type). Not failures, counted apart: dependency bumps, reverts only
- * quoted in a squash body, reverts of reverts, the other copies of a patch seen more than once,
- * signals written together with their cause (delay 0) or before it, fixes that only add lines, fixes
- * with nothing left to blame, fixes whose blamed lines all predate the window.
+ * causes are those commits, of any type, written before the fix). Not failures, counted apart:
+ * dependency bumps, reverts only quoted in a squash body, reverts of reverts, the other copies of a
+ * patch seen more than once, signals written together with their cause (delay 0) or before all their
+ * causes, fixes that only add lines, fixes with nothing left to blame, fixes whose blamed lines all
+ * predate the window.
  *
  * Time is when a change was written: its author date, which a rebase or an import keeps, with the
  * committer date only where the author date is missing or later (git-log.ts `writtenAt`). Delays and
@@ -349,6 +350,10 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     const groups = evidence.blames.get(c.sha) ?? [];
     const lines = new Map<string, number>();
     const paths = new Map<string, Set<string>>();
+    // Blamed commits written after the fix (more than DELAY_ZERO_SECONDS): outside the window, which
+    // runs back from the fix, so never causes (as B-SZZ drops candidates later than the bug report).
+    // A fix written on a branch and rebased over such a change keeps its earlier causes.
+    const after = new Set<string>();
     for (const raw of groups) {
       // A branch commit older than the window, brought in by a merge inside it: the merge is the cause.
       const viaMerge = raw.via ? bySha.get(raw.via) : undefined;
@@ -357,9 +362,19 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
       const g = early && viaMerge && at(viaMerge) >= start ? { ...raw, sha: viaMerge.sha } : raw;
       const cause = bySha.get(g.sha);
       if (g.boundary || !cause || at(cause) < start || cause.sha === c.sha) continue;
+      if (at(cause) - at(c) > DELAY_ZERO_SECONDS) {
+        after.add(cause.sha);
+        continue;
+      }
       lines.set(g.sha, (lines.get(g.sha) ?? 0) + g.lines);
       if (!paths.has(g.sha)) paths.set(g.sha, new Set());
       paths.get(g.sha)?.add(g.path);
+    }
+    if (lines.size === 0 && after.size > 0) {
+      // Every cause in reach was written after the fix: the nearest says by how much.
+      const nearest = [...after].map((s) => bySha.get(s) as Commit).sort((a, b) => at(a) - at(b) || a.time - b.time)[0] as Commit;
+      const none = noDelay(c, nearest, after.size === 1 ? 'its cause' : `the nearest of its ${after.size} causes`);
+      if (none) return aside(none.reason, none.detail, nearest.sha, plan.lines, true);
     }
     if (lines.size === 0) return aside('cause_before_window', `its ${plan.lines} blamed line(s) were last touched before the window`, null, plan.lines, true);
     // Most recently written first (R-SZZ); committer order, then blamed lines, break ties.

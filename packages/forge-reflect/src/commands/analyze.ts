@@ -156,6 +156,9 @@ async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markd
     if ('error' in parsed) throw new UserError(parsed.error);
     report = withLabels(report, labelStats(parsed.rows, parsed.header.population));
   }
+  // JSON goes to programs; a person running it should still hear that no author date could be used
+  // (markdown carries the same note in its Dates: line).
+  if (format === 'json' && report.dates.by === 'committer') process.stderr.write(`forge-reflect analyze git-history: ${report.dates.note}\n`);
   if (format === 'json') writeJson({ ...report, ...meta });
   else process.stdout.write(renderGitHistoryMarkdown(report) + (report.labels ? renderLabelsMarkdown(report.labels) : ''));
   return 0;
