@@ -42,8 +42,13 @@ export function tempDir(prefix = 'forge-test-'): string {
   return dir;
 }
 
+/**
+ * Removes every folder tempDir made. The Stop hook's helper may still be writing its code cache
+ * there for a moment after the hook returned (the hook does not wait for that), so a folder that
+ * fills again while it is removed is tried again.
+ */
 export function cleanupTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 let sequence = 0;
