@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSyn
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool, MAX_SPOOL_FILE_BYTES } from '../src/drain.js';
-import { openEventLog, type EventRow } from '../src/event-log.js';
-import { NO_EXTRA_RULES } from '../src/redact.js';
-import { isoFromMicros, parseSpoolFile } from '../src/spool-event.js';
+import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool, MAX_SPOOL_FILE_BYTES } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
+import { NO_EXTRA_RULES } from '../src/log/redact.js';
+import { isoFromMicros, parseSpoolFile } from '../src/log/spool-event.js';
 import { CLI, cleanupTempDirs, DIST, readJson, referenceName, referencePayloadFiles, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 import { IN_CONTEXT, PRIVATE_KEYS, SELF_EVIDENT, pemSecretPart } from './helpers/secrets.js';
 

@@ -16,10 +16,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool } from '../src/drain.js';
-import { openEventLog } from '../src/event-log.js';
-import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere, STALE_LIST_MS } from '../src/drained-lists.js';
+import { DRAIN_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere, STALE_LIST_MS } from '../src/log/drained-lists.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);

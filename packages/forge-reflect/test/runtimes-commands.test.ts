@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types';
-import { VENDORED_DIR } from '../src/install/settings-merge.js';
+import { VENDORED_DIR } from '../src/runtimes/module.js';
 import { claudeCode } from '../src/runtimes/claude-code.js';
 import { codex } from '../src/runtimes/codex.js';
 import { gemini } from '../src/runtimes/gemini.js';

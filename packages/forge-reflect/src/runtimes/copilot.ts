@@ -24,8 +24,8 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import type { Check } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { compactedStart } from './claude-code.js';
 import { isCopilotTranscript } from './copilot-transcript.js';

@@ -19,8 +19,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import type { Check } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { typesFor, type KitHook } from './hook-map.js';
 import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';

@@ -23,8 +23,8 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import type { Check } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { compactedStart } from './claude-code.js';
 import { typesFor, type KitHook } from './hook-map.js';

@@ -19,8 +19,9 @@
  */
 import { nodeCrypto } from '../lazy-builtins.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database, EventRow } from '../event-log.js';
-import { STAGNATION_THRESHOLD } from './metrics-core.js';
+import type { Database } from './event-log.js';
+import type { EventRow } from '../events.js';
+import { STAGNATION_THRESHOLD } from '../loops/metrics-core.js';
 
 /** The tables (migration 6); backfillRollups fills them from the events already logged. */
 export const ROLLUP_TABLES_SQL = `

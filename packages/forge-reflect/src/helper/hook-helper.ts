@@ -29,11 +29,11 @@ import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, rea
 import type { ReflectionMode } from '@forge-reflect/reflection-types';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types/constants';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
-import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
-import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
-import { changedFromStatus } from './sidecar/git-status.js';
-import { readRegularText } from './regular-file.js';
-import { copilotAnswerFromTail, isCopilotTranscript, type CopilotAnswer } from './runtimes/copilot-transcript.js';
+import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from '../sidecar/answer-block.js';
+import { buildSidecar, type SelfReportFile } from '../sidecar/build.js';
+import { changedFromStatus } from '../sidecar/git-status.js';
+import { readRegularText } from '../regular-file.js';
+import { copilotAnswerFromTail, isCopilotTranscript, type CopilotAnswer } from '../runtimes/copilot-transcript.js';
 
 /** The facts from the hook (FORGE_H_*), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
 type Facts = Record<string, string | undefined>;

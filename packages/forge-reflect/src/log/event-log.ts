@@ -10,32 +10,13 @@
 import { chmodSync, closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { UserError } from './errors.js';
-import type { EventType, Runtime } from './runtime-shapes.js';
-import { ensureStateDir, eventsDbPathOf } from './state-dir.js';
-import { backfillRollups, ROLLUP_TABLES_SQL, RollupBatch } from './loops/metrics-rollup.js';
-import { NOT_REGULAR, notRegularFile } from './regular-file.js';
+import { UserError } from '../errors.js';
+import type { EventRow, EventType } from '../events.js';
+import { ensureStateDir, eventsDbPathOf } from '../state-dir.js';
+import { backfillRollups, ROLLUP_TABLES_SQL, RollupBatch } from './rollups.js';
+import { NOT_REGULAR, notRegularFile } from '../regular-file.js';
 
 export type Database = BetterSqlite3.Database;
-
-/** One row of `events`. `payload` is JSON text (a JSON string for a truncated, unparseable payload). */
-export interface EventRow {
-  /** The spool file's name without `.event`: `<received_us>-<pid>-<rand>`. */
-  id: string;
-  session_id: string | null;
-  agent_id: string | null;
-  /** ISO-8601 UTC with microseconds, e.g. 2025-11-22T10:15:00.123456Z. */
-  ts: string;
-  runtime: Runtime;
-  type: EventType;
-  hook_event: string | null;
-  tool_name: string | null;
-  tool_use_id: string | null;
-  duration_ms: number | null;
-  cwd: string | null;
-  payload: string;
-  truncated: 0 | 1;
-}
 
 export const BUSY_TIMEOUT_MS = 5_000;
 
@@ -161,7 +142,7 @@ export const MIGRATIONS: readonly Migration[] = [
      mtime_ns     TEXT NOT NULL,
      listed_at_ms REAL NOT NULL
    );`,
-  // 6: the rollups `metrics` reads (loops/metrics-rollup.ts), kept by insertBatch, filled from the events already logged.
+  // 6: the rollups `metrics` reads (log/rollups.ts), kept by insertBatch, filled from the events already logged.
   (db) => {
     db.exec(ROLLUP_TABLES_SQL);
     backfillRollups(db);
