@@ -91,7 +91,7 @@ describe.each([
   ['drains that skip the lock, overlap and list files for a remover', 'no-lock', 1],
 ])('concurrent writers and %s', (_mode, takeLock, listFrom) => {
   it(`stores exactly ${WRITERS * PER_WRITER} rows from ${WRITERS} writers x ${PER_WRITER} files with ${DRAINERS} drains running`, async () => {
-    const drainJs = join(DIST, 'drain.js');
+    const drainJs = join(DIST, 'log', 'drain.js');
     if (!existsSync(drainJs)) throw new Error(`${drainJs} is missing: run \`npx tsc -b\` before this suite`);
     const stateDir = tempDir();
     const spool = join(stateDir, 'spool');

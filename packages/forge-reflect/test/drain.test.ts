@@ -36,7 +36,7 @@ setInterval(() => {}, 60_000);
 /** A process (the built drain lock) that holds the drain lock until SIGKILLed. */
 function holdLock(spool: string, options: { forgetful?: boolean } = {}): Promise<{ kill(): Promise<NodeJS.Signals | null> }> {
   const script = options.forgetful ? ['--expose-gc', '--input-type=module', '-e', FORGETFUL_HOLDER] : ['--input-type=module', '-e', HOLDER];
-  const child = spawn(process.execPath, [...script, pathToFileURL(join(DIST, 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...script, pathToFileURL(join(DIST, 'log', 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise((resolve, reject) => {
     child.stdout.once('data', (data: Buffer) => {

@@ -327,7 +327,7 @@ describe('SIGKILL during inserts', () => {
     const dir = tempDir();
     openEventLog(dir).close();
     for (let round = 0; round < 4; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'log', 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
       let committed = 0;
       await new Promise<void>((resolve) =>
         child.stdout.on('data', (chunk: Buffer) => {
