@@ -19,9 +19,12 @@
  */
 import { nodeCrypto } from '../lazy-builtins.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from './event-log.js';
 import type { EventRow } from '../events.js';
-import { STAGNATION_THRESHOLD } from '../loops/metrics-core.js';
+
+type Database = BetterSqlite3.Database;
+
+/** A run of at least STAGNATION_THRESHOLD consecutive failures of the same tool call (same tool and input) in a session. */
+export const STAGNATION_THRESHOLD = 3;
 
 /** The tables (migration 6); backfillRollups fills them from the events already logged. */
 export const ROLLUP_TABLES_SQL = `
