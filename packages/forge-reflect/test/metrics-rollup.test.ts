@@ -14,7 +14,9 @@ import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver, type Database }
 import type { EventRow } from '../src/events.js';
 import { STAGNATION_THRESHOLD } from '../src/loops/metrics-core.js';
 import { gatherMetricsData } from '../src/loops/metrics-store.js';
-import { bucketOf, callSignature, DenseHistogram, medianFromBuckets, planWindow } from '../src/log/rollups.js';
+import { planWindow } from '../src/loops/metrics-window.js';
+import { callSignature } from '../src/log/stagnation.js';
+import { bucketOf, DenseHistogram, medianFromBuckets } from '../src/log/histogram.js';
 import { median } from '../src/loops/metrics-core.js';
 import { isoMicros } from '../src/since.js';
 import { eventsDbPathOf } from '../src/state-dir.js';

@@ -9,7 +9,7 @@ import type { EventRow } from '../src/events.js';
 import { DAY_MS } from '../src/loops/confidence.js';
 import { formatMetric, metricRows } from '../src/loops/metrics-core.js';
 import { metricsFor, WINDOW_SQL } from '../src/loops/metrics-store.js';
-import { planWindow } from '../src/log/rollups.js';
+import { planWindow } from '../src/loops/metrics-window.js';
 import { isoMicros } from '../src/since.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 

@@ -21,7 +21,7 @@ export interface ToolData {
 }
 
 /** Counted at insert time, by the rollups. */
-export { STAGNATION_THRESHOLD } from '../log/rollups.js';
+export { STAGNATION_THRESHOLD } from '../log/stagnation.js';
 
 export interface MetricsData {
   sessions: number;

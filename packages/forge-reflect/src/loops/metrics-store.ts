@@ -8,7 +8,9 @@ import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
 import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
-import { CALL_TYPES, DenseHistogram, planWindow, type WindowPlan } from '../log/rollups.js';
+import { CALL_TYPES } from '../log/rollups.js';
+import { planWindow, type WindowPlan } from './metrics-window.js';
+import { DenseHistogram } from '../log/histogram.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
 
