@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { VENDORED_DIR } from '../runtimes/module.js';
+import { VENDORED_DIR, type Check } from '../runtimes/module.js';
 import { loadRegistration } from '../install/kit.js';
 import { registrationCommands } from '../install/settings-merge.js';
 import { bindingsFor } from '../runtimes/hook-map.js';
@@ -18,7 +18,6 @@ import { readDrainedLists } from '../log/drained-lists.js';
 import { isSpoolFileName } from '../log/spool-event.js';
 import { readRegularText } from '../regular-file.js';
 import { lstatOrNull } from '../install/files.js';
-import type { Check } from '../runtimes/module.js';
 
 export interface DoctorContext {
   /** The repository the kit is installed in, or null outside one. */

@@ -4,8 +4,7 @@
  */
 import { nodeCrypto } from '../lazy-builtins.js';
 import type { EventLog } from '../log/event-log.js';
-import type { EventRow } from '../events.js';
-import type { EventType } from '../events.js';
+import type { EventRow, EventType } from '../events.js';
 import { isoMicros } from '../since.js';
 
 export const LOOP_EVENT_TYPES = [
