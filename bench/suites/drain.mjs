@@ -7,7 +7,7 @@
 // and <= 150 MiB. Every run checks that the log then holds every event. Context: the CLI start of an
 // empty ingest.
 // A drain of many files lists them for a detached remover that unlinks them after the command
-// returns (src/drained-lists.ts): each run waits for that removal before the next one starts, and
+// returns (src/log/drained-lists.ts): each run waits for that removal before the next one starts, and
 // its time is printed beside, as context.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';

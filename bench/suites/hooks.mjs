@@ -73,7 +73,7 @@ export async function run(ctx) {
   const toolPayload = Buffer.from(JSON.stringify(JSON.parse(prettyPayload.toString('utf8'))));
   const bigPayload = Buffer.from(JSON.stringify({ ...JSON.parse(prettyPayload.toString('utf8')), padding: 'x'.repeat(2_900) }));
   const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
-  // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper-code-cache.ts): the
+  // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper/code-cache.ts): the
   // first timed Stop of a repo writes it and the others use it, as a user's Stops do after their
   // first. One row times the Stop hook without it, as context.
   // Each Stop starts the drain as a user's does (its helper does, once the hook has exited; the

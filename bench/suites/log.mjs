@@ -43,7 +43,7 @@ function* rows(n, at) {
 }
 
 async function fillLog(root, stateDir, n, at) {
-  const { openEventLog } = await import(pathToFileURL(join(root, 'packages/forge-reflect/dist/event-log.js')).href);
+  const { openEventLog } = await import(pathToFileURL(join(root, 'packages/forge-reflect/dist/log/event-log.js')).href);
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const log = openEventLog(stateDir);
   try {

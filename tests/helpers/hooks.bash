@@ -291,7 +291,7 @@ assert_spooled_small() {
 }
 
 # drained_removed [SPOOL]: waits, at most 10 s, for what a drain of many spool files leaves to its
-# remover (packages/forge-reflect/src/drained-lists.ts: the drain lists the files it committed, and a
+# remover (packages/forge-reflect/src/log/drained-lists.ts: the drain lists the files it committed, and a
 # detached process unlinks them once it returned) to be gone: no list left in SPOOL/.drained.
 drained_removed() {
   local spool=${1:-$REPO/.forge/spool} _

@@ -4,7 +4,7 @@
 // (bash before 5: a Mac's 3.2) names its file with 16 zeros for the time and says "clock":"file" in
 // the envelope, and the drain takes the time from the file's time of writing (its mtime, to the
 // microsecond) and stores the id with that time in place of the zeros. Independent of the drain
-// (packages/forge-reflect/src/spool-event.ts) on purpose, as tests/helpers/spool-records.mjs is.
+// (packages/forge-reflect/src/log/spool-event.ts) on purpose, as tests/helpers/spool-records.mjs is.
 //
 //   spool-order sort
 //     Reads paths of spool files and extracted records (`<id>.event`), each ended by a NUL, on

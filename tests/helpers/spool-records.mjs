@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // spool-records: reads the records of the spool log (spool/events.log, or a sealed spool/*.seg) for
-// the bats suites. Independent of the drain (packages/forge-reflect/src/spool-log.ts) on purpose:
+// the bats suites. Independent of the drain (packages/forge-reflect/src/log/spool-log.ts) on purpose:
 // it is the test's own reading of docs/spool-format.md, and it is strict, so a broken writer fails a
 // test instead of being read around.
 //

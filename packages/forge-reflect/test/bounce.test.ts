@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReviewResultV1, TestResultV1 } from '@forge-reflect/reflection-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { attemptKey } from '../src/loops/attempt-key.js';
 import { decide, DEFAULT_POLICY, parsePolicy, renderFixBrief, summarizeFeedback, summarizeReview, summarizeTests, type TaskHistory } from '../src/loops/bounce-core.js';
 import { recordCheck, taskHistory } from '../src/loops/bounce-store.js';

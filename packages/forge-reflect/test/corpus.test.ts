@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ReflectionV1Dto } from '@forge-reflect/reflection-types';
 import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
 import { joinCorpus } from '../src/analysis/corpus-join.js';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-reflect.js');
 const roots: string[] = [];

@@ -8,10 +8,10 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool } from '../src/drain.js';
-import { openEventLog } from '../src/event-log.js';
-import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere } from '../src/drained-lists.js';
+import { DRAIN_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere } from '../src/log/drained-lists.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -91,7 +91,7 @@ describe.each([
   ['drains that skip the lock, overlap and list files for a remover', 'no-lock', 1],
 ])('concurrent writers and %s', (_mode, takeLock, listFrom) => {
   it(`stores exactly ${WRITERS * PER_WRITER} rows from ${WRITERS} writers x ${PER_WRITER} files with ${DRAINERS} drains running`, async () => {
-    const drainJs = join(DIST, 'drain.js');
+    const drainJs = join(DIST, 'log', 'drain.js');
     if (!existsSync(drainJs)) throw new Error(`${drainJs} is missing: run \`npx tsc -b\` before this suite`);
     const stateDir = tempDir();
     const spool = join(stateDir, 'spool');

@@ -1,4 +1,4 @@
-// A drain of many files lists the committed ones for a detached remover (src/drained-lists.ts); a
+// A drain of many files lists the committed ones for a detached remover (src/log/drained-lists.ts); a
 // drain of few unlinks each. Both must leave the log exactly the files' rows, and no later drain
 // may read a listed file again.
 import { spawnSync } from 'node:child_process';
@@ -6,8 +6,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkSpool } from '../src/doctor/checks.js';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool } from '../src/drain.js';
+import { DRAIN_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool } from '../src/log/drain.js';
 import {
   DEFAULT_LIST_FROM,
   DRAINED_DIR_NAME,
@@ -16,8 +16,8 @@ import {
   removeListedHere,
   removeListedInBackground,
   STALE_LIST_MS,
-} from '../src/drained-lists.js';
-import { openEventLog } from '../src/event-log.js';
+} from '../src/log/drained-lists.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { CLI, cleanupTempDirs, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool, openDrainedLog } from '../src/drain.js';
-import { openDrainedLogForReading } from '../src/reading-log.js';
+import { DRAIN_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool, openDrainedLog } from '../src/log/drain.js';
+import { openDrainedLogForReading } from '../src/log/reading-log.js';
 import { cleanupTempDirs, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');

@@ -11,11 +11,12 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainSpool, type DrainCounts, type DrainOptions } from '../src/drain.js';
-import { openEventLog, type EventLog, type EventRow, type InsertResult, type SegmentMark } from '../src/event-log.js';
-import { hasState } from '../src/reading-log.js';
-import { isoFromMicros } from '../src/spool-event.js';
-import { isSegmentName } from '../src/spool-log.js';
+import { drainSpool, type DrainCounts, type DrainOptions } from '../src/log/drain.js';
+import { openEventLog, type EventLog, type InsertResult, type SegmentMark } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
+import { hasState } from '../src/log/reading-log.js';
+import { isoFromMicros } from '../src/log/spool-event.js';
+import { isSegmentName } from '../src/log/spool-log.js';
 import { rejectedDirOf } from '../src/state-dir.js';
 import { cleanupTempDirs, hookBashHasClock, KIT_ROOT, spoolEventFiles, spoolRecord, tempDir, writeSpoolFile, type SpoolRecord } from './helpers/spool.js';
 

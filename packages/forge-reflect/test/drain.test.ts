@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSyn
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool, MAX_SPOOL_FILE_BYTES } from '../src/drain.js';
-import { openEventLog, type EventRow } from '../src/event-log.js';
-import { NO_EXTRA_RULES } from '../src/redact.js';
-import { isoFromMicros, parseSpoolFile } from '../src/spool-event.js';
+import { DRAIN_LOCK_NAME, LEGACY_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool, MAX_SPOOL_FILE_BYTES } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
+import { NO_EXTRA_RULES } from '../src/log/redact.js';
+import { isoFromMicros, parseSpoolFile } from '../src/log/spool-event.js';
 import { CLI, cleanupTempDirs, DIST, readJson, referenceName, referencePayloadFiles, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 import { IN_CONTEXT, PRIVATE_KEYS, SELF_EVIDENT, pemSecretPart } from './helpers/secrets.js';
 
@@ -35,7 +36,7 @@ setInterval(() => {}, 60_000);
 /** A process (the built drain lock) that holds the drain lock until SIGKILLed. */
 function holdLock(spool: string, options: { forgetful?: boolean } = {}): Promise<{ kill(): Promise<NodeJS.Signals | null> }> {
   const script = options.forgetful ? ['--expose-gc', '--input-type=module', '-e', FORGETFUL_HOLDER] : ['--input-type=module', '-e', HOLDER];
-  const child = spawn(process.execPath, [...script, pathToFileURL(join(DIST, 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...script, pathToFileURL(join(DIST, 'log', 'drain-lock.js')).href, spool], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise((resolve, reject) => {
     child.stdout.once('data', (data: Buffer) => {

@@ -1,7 +1,8 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openEventLog, SCHEMA_VERSION, type EventRow } from '../src/event-log.js';
+import { MIGRATIONS, openEventLog, SCHEMA_VERSION } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
 import { UserError } from '../src/errors.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { CLI, cleanupTempDirs, KIT_ROOT as KIT, tempDir, writeSpoolFile } from './helpers/spool.js';
 import { SELF_EVIDENT } from './helpers/secrets.js';
 import { startReceiver, type Policy, type Receiver } from './helpers/otlp-receiver.js';

@@ -16,10 +16,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_LOCK_NAME } from '../src/drain-lock.js';
-import { drainSpool } from '../src/drain.js';
-import { openEventLog } from '../src/event-log.js';
-import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere, STALE_LIST_MS } from '../src/drained-lists.js';
+import { DRAIN_LOCK_NAME } from '../src/log/drain-lock.js';
+import { drainSpool } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import { DRAINED_DIR_NAME, readDrainedLists, removeListedHere, STALE_LIST_MS } from '../src/log/drained-lists.js';
 import { cleanupTempDirs, DIST, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);
@@ -74,7 +74,7 @@ drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, listFro
 function drainAndDie(stateDir: string, point: Point, batch: number, k: number, listFrom: number): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point, String(batch), String(k), String(listFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point, String(batch), String(k), String(listFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });

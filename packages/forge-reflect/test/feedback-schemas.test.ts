@@ -1,6 +1,6 @@
 import { feedbackV1Schema, reviewResultV1Schema, testResultV1Schema } from '@forge-reflect/reflection-types';
 import { describe, expect, it } from 'vitest';
-import { schemaProblems } from '../src/schema-validator.js';
+import { schemaProblems } from '../src/schema/validator.js';
 
 const REVIEW = {
   decision: 'request_changes',

@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainSpool } from '../src/drain.js';
-import { openEventLog } from '../src/event-log.js';
+import { drainSpool } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { buildSidecar, CUT_MARK, SELF_REPORT_STRING_MAX } from '../src/sidecar/build.js';
-import { NO_EXTRA_RULES } from '../src/redact.js';
-import { parseSpoolFile } from '../src/spool-event.js';
+import { NO_EXTRA_RULES } from '../src/log/redact.js';
+import { parseSpoolFile } from '../src/log/spool-event.js';
 import { CONTEXTS, IN_CONTEXT, PRIVATE_KEYS, SELF_EVIDENT } from './helpers/secrets.js';
 import { cleanupTempDirs, hookBashHasClock, KIT_ROOT, spoolEventFiles, tempDir, writeSpoolFile } from './helpers/spool.js';
 

@@ -1,6 +1,6 @@
 /**
  * The Stop hook's helper compiles itself with a V8 code cache kept in the state dir's cache/ folder,
- * which the hook names in its first fact (src/helper-code-cache.ts). These tests run the built helper
+ * which the hook names in its first fact (src/helper/code-cache.ts). These tests run the built helper
  * (hooks/lib/reflect-helper.cjs) as the hook runs it, facts on stdin, and check: a first run writes the cache (0600 in a 0700 folder), a
  * second run uses it (V8 took it: the file is left as it was), the sidecar is the same with and
  * without it, and a cache that is not safe to use (a link, writable by others, garbage) is never
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheDir, codeCacheName, readCodeCache, writeCodeCache } from '../src/helper-code-cache.js';
+import { codeCacheDir, codeCacheName, readCodeCache, writeCodeCache } from '../src/helper/code-cache.js';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const HELPER = join(REPO_ROOT, 'hooks/lib/reflect-helper.cjs');

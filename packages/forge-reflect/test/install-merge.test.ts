@@ -6,22 +6,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  checkSettingsShape,
-  detectFormat,
-  groupCommands,
-  hasOurHandlers,
-  isOurHandler,
-  mergeRegistration,
-  parseRegistration,
-  parseSettingsText,
-  sameJson,
-  serializeJson,
-  SettingsShapeError,
-  unmergeRegistration,
-  type JsonObject,
-  type UnmergeOptions,
-} from '../src/install/settings-merge.js';
+import { checkSettingsShape, detectFormat, groupCommands, hasOurHandlers, isOurHandler, mergeRegistration, parseRegistration, parseSettingsText, sameJson, serializeJson, SettingsShapeError, unmergeRegistration, type UnmergeOptions } from '../src/install/settings-merge.js';
+import type { JsonObject } from '../src/runtimes/module.js';
 
 const KIT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CANONICAL = JSON.parse(readFileSync(join(KIT, 'runtime/claude/settings.json'), 'utf8')) as JsonObject;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { adjustConfidence, clampConfidence, decayStep, pruneReason, WEEK_MS, DAY_MS } from '../src/loops/confidence.js';
 import {
   addLearning,

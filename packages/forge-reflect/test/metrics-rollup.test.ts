@@ -1,5 +1,5 @@
 /**
- * The metrics rollups (src/loops/metrics-rollup.ts) against the definitions they replace: on
+ * The metrics rollups (src/log/rollups.ts) against the definitions they replace: on
  * random logs inserted in random batches, out of order and with duplicates, every count equals
  * what the SQL over the raw events gives, the median is within 1% of the exact one, and stagnation
  * equals a replay of each session's calls. A log written at schema version 5 migrates to the same
@@ -10,10 +10,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver, type Database, type EventRow } from '../src/event-log.js';
+import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver, type Database } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
 import { STAGNATION_THRESHOLD } from '../src/loops/metrics-core.js';
 import { gatherMetricsData } from '../src/loops/metrics-store.js';
-import { bucketOf, callSignature, DenseHistogram, medianFromBuckets, planWindow } from '../src/loops/metrics-rollup.js';
+import { planWindow } from '../src/loops/metrics-window.js';
+import { callSignature } from '../src/log/stagnation.js';
+import { bucketOf, DenseHistogram, medianFromBuckets } from '../src/log/histogram.js';
 import { median } from '../src/loops/metrics-core.js';
 import { isoMicros } from '../src/since.js';
 import { eventsDbPathOf } from '../src/state-dir.js';
@@ -326,7 +329,7 @@ describe('SIGKILL during inserts', () => {
     const dir = tempDir();
     openEventLog(dir).close();
     for (let round = 0; round < 4; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'log', 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
       let committed = 0;
       await new Promise<void>((resolve) =>
         child.stdout.on('data', (chunk: Buffer) => {

@@ -4,11 +4,12 @@
  * window's edge hours, no statement scanning a table (checked with EXPLAIN QUERY PLAN).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventLog, type EventLog, type EventRow } from '../src/event-log.js';
+import { openEventLog, type EventLog } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
 import { DAY_MS } from '../src/loops/confidence.js';
 import { formatMetric, metricRows } from '../src/loops/metrics-core.js';
 import { metricsFor, WINDOW_SQL } from '../src/loops/metrics-store.js';
-import { planWindow } from '../src/loops/metrics-rollup.js';
+import { planWindow } from '../src/loops/metrics-window.js';
 import { isoMicros } from '../src/since.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '../src/event-log.js';
+import type { EventRow } from '../src/events.js';
 import { eventLog, hrTimeOf, turnSpans } from '../src/export/records.js';
 
 const resource = { attributes: { 'service.name': 'forge-reflect' } };

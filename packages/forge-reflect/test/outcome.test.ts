@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { CLI, cleanupTempDirs, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);

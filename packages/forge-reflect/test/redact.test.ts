@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileRedactionConfig, loadRedactionRules } from '../src/redact-config.js';
-import { NO_EXTRA_RULES, redactJsonInPlace, redactText, sensitiveKeyKind } from '../src/redact.js';
+import { compileRedactionConfig, loadRedactionRules } from '../src/log/redact-config.js';
+import { NO_EXTRA_RULES, redactJsonInPlace, redactText, sensitiveKeyKind } from '../src/log/redact.js';
 import { safeStringify } from '../src/safe-json.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 import { writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver } from '../src/event-log.js';
+import { MIGRATIONS, openEventLog, SCHEMA_VERSION, sqliteDriver } from '../src/log/event-log.js';
 import { eventsDbPathOf } from '../src/state-dir.js';
 import { indexSidecars, invalidQuery, queryInvalid, queryTotals, totalsQuery, type SidecarFilter } from '../src/report/sidecar-index.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recognise, guessShape } from '../src/runtime-shapes.js';
+import { recognise, guessShape } from '../src/runtimes/shapes.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import { parseRuntimes } from '../src/runtimes/index.js';
 import { cline, clineAnswer, clineHookFiles, clineToolOutcome, CLINE_HOOKS_DIR } from '../src/runtimes/cline.js';

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guessShape, recognise } from '../src/runtime-shapes.js';
+import { guessShape, recognise } from '../src/runtimes/shapes.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import { parseRuntimes } from '../src/runtimes/index.js';
 import { registrationOf, registrationValue } from '../src/runtimes/module.js';

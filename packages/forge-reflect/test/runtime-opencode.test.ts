@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guessShape, recognise } from '../src/runtime-shapes.js';
+import { guessShape, recognise } from '../src/runtimes/shapes.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import { parseRuntimes } from '../src/runtimes/index.js';
 import { opencode, opencodeExitCode, OPENCODE_PLUGIN_FILE, OPENCODE_PLUGIN_MARK, opencodePluginText } from '../src/runtimes/opencode.js';

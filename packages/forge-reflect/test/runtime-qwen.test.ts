@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recognise, guessShape } from '../src/runtime-shapes.js';
+import { recognise, guessShape } from '../src/runtimes/shapes.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import { parseRuntimes } from '../src/runtimes/index.js';
 import { registrationOf, registrationValue } from '../src/runtimes/module.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { recognise, salvageTopLevel, SHAPE_RULES, type Recognised } from '../src/runtime-shapes.js';
+import { recognise, salvageTopLevel, SHAPE_RULES, type Recognised } from '../src/runtimes/shapes.js';
 import { referenceName, referencePayloadFiles } from './helpers/spool.js';
 
 const CLAUDE_SESSION = '7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34';

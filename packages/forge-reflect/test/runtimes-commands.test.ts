@@ -12,12 +12,11 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types';
-import { VENDORED_DIR } from '../src/install/settings-merge.js';
+import { VENDORED_DIR, type RuntimeModule } from '../src/runtimes/module.js';
 import { claudeCode } from '../src/runtimes/claude-code.js';
 import { codex } from '../src/runtimes/codex.js';
 import { gemini } from '../src/runtimes/gemini.js';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
-import type { RuntimeModule } from '../src/runtimes/module.js';
 import { cleanupTempDirs, CLI, KIT_ROOT, spooledEnvelopes, tempDir } from './helpers/spool.js';
 
 afterEach(cleanupTempDirs);

@@ -7,10 +7,12 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainSpool } from '../src/drain.js';
-import { openEventLog, type EventRow } from '../src/event-log.js';
-import { parseSettingsText, type JsonObject } from '../src/install/settings-merge.js';
-import { recognise } from '../src/runtime-shapes.js';
+import { drainSpool } from '../src/log/drain.js';
+import { openEventLog } from '../src/log/event-log.js';
+import type { EventRow } from '../src/events.js';
+import { parseSettingsText } from '../src/install/settings-merge.js';
+import { registrationOf, registrationValue, type JsonObject } from '../src/runtimes/module.js';
+import { recognise } from '../src/runtimes/shapes.js';
 import { claudeCode } from '../src/runtimes/claude-code.js';
 import { codex } from '../src/runtimes/codex.js';
 import { durationToMs, isRolloutPath, outcomeKey, parseItemCompleted, readRolloutOutcomes } from '../src/runtimes/codex-rollout.js';
@@ -18,7 +20,6 @@ import { enrichCodexToolCalls, repeatedSessionEnds } from '../src/runtimes/enric
 import { folderTrusted, gemini, geminiToolOutcome } from '../src/runtimes/gemini.js';
 import { bindingsFor, HOOK_MAP } from '../src/runtimes/hook-map.js';
 import { parseRuntimes } from '../src/runtimes/index.js';
-import { registrationOf, registrationValue } from '../src/runtimes/module.js';
 import { cleanupTempDirs, KIT_ROOT, tempDir } from './helpers/spool.js';
 
 const FIXTURES = join(KIT_ROOT, 'tests', 'fixtures', 'runtimes');

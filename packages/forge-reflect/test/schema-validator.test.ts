@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REFLECTION_MODES, REVIEW_SURFACES, type ReflectionV1Dto } from '@forge-reflect/reflection-types';
-import { schemaProblems, type SchemaProblem } from '../src/schema-validator.js';
+import { schemaProblems, type SchemaProblem } from '../src/schema/validator.js';
 
 const SIDECAR: ReflectionV1Dto = {
   schema: 'reflection.v1',

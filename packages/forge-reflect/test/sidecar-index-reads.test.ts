@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openEventLog } from '../src/event-log.js';
+import { openEventLog } from '../src/log/event-log.js';
 import { indexSidecars } from '../src/report/sidecar-index.js';
 import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 

@@ -2,7 +2,7 @@
 // position of a segment's bytes: a whole record, bytes that are no record (up to the next `\x1e`),
 // or the start of a record whose end is not there yet. And the names of sealed segments.
 import { describe, expect, it } from 'vitest';
-import { isSegmentName, MAX_RECORD_BYTES, scanAt, type Scan, sealedMsOf, segmentName } from '../src/spool-log.js';
+import { isSegmentName, MAX_RECORD_BYTES, scanAt, type Scan, sealedMsOf, segmentName } from '../src/log/spool-log.js';
 import { spoolId, spoolRecord, type SpoolRecord } from './helpers/spool.js';
 
 let clock = 1_763_806_500_000_000;

@@ -6,7 +6,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Database } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
 import type { OutcomePoint } from './corpus-join.js';
 
 type Row = Omit<OutcomePoint, 'correct'> & { correct: number };

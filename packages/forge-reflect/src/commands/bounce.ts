@@ -1,6 +1,6 @@
 /** `forge-reflect bounce`: record a review, test or feedback check for a task and decide approve, bounce or escalate. */
 import type { FeedbackV1, ReviewResultV1, TestResultV1 } from '@forge-reflect/reflection-types';
-import { openDrainedLog } from '../drain.js';
+import { openDrainedLog } from '../log/drain.js';
 import { usageError } from '../errors.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';

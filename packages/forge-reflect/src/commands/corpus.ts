@@ -5,7 +5,7 @@
 import { writeAtomic } from '../atomic-write.js';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { openLogForReading } from '../reading-log.js';
+import { openLogForReading } from '../log/reading-log.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { resolveStateDir } from '../state-dir.js';
 import { joinCorpus, type SidecarPoint } from '../analysis/corpus-join.js';

@@ -10,12 +10,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DEMO_BASE_FILES, DEMO_SESSION_ID, demoSession, type DemoStep } from '../demo/session-script.js';
-import { drainSpool } from '../drain.js';
+import { drainSpool } from '../log/drain.js';
 import { UserError } from '../errors.js';
-import { openEventLog } from '../event-log.js';
+import { openEventLog } from '../log/event-log.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { kitPath } from '../paths.js';
-import { isSidecarName } from '../sidecar-files.js';
+import { isSidecarName } from '../sidecar/files.js';
 
 const CLI = kitPath('packages', 'forge-reflect', 'bin', 'forge-reflect.js');
 const VENDORED = '.claude/hooks/forge-reflect';

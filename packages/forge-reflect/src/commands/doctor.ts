@@ -8,9 +8,10 @@ import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkEventLog, checkHooks, checkLastSidecar, checkMode, checkNode, checkRegistrations, checkSpool, checkStateDir, checkTools,
-  type Check, type DoctorContext,
+  type DoctorContext,
 } from '../doctor/checks.js';
-import { openEventLog } from '../event-log.js';
+import type { Check } from '../runtimes/module.js';
+import { openEventLog } from '../log/event-log.js';
 import { resolveRepo } from '../install/kit.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { eventsDbPathOf, resolveStateDir } from '../state-dir.js';

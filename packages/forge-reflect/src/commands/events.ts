@@ -1,9 +1,9 @@
-import { COMMAND_LOCK_WAIT_MS, drainSpool } from '../drain.js';
+import { COMMAND_LOCK_WAIT_MS, drainSpool } from '../log/drain.js';
 import { UserError, usageError } from '../errors.js';
-import { isBusyError, type EventFilter, type EventLog, type EventRow } from '../event-log.js';
-import { openLogForReading } from '../reading-log.js';
+import { isBusyError, type EventFilter, type EventLog } from '../log/event-log.js';
+import { openLogForReading } from '../log/reading-log.js';
 import { formatTable, painter, useColour } from '../output.js';
-import { EVENT_TYPES, RUNTIMES, type EventType } from '../runtime-shapes.js';
+import { EVENT_TYPES, RUNTIMES, type EventRow, type EventType } from '../events.js';
 import { LOOP_EVENT_TYPES } from '../loops/loop-events.js';
 
 /** Every type a log row can have: the hooks' and the feedback loops'. */

@@ -1,6 +1,6 @@
-import { drainSpool, type DrainCounts } from '../drain.js';
+import { drainSpool, type DrainCounts } from '../log/drain.js';
 import { UserError } from '../errors.js';
-import { isBusyError } from '../event-log.js';
+import { isBusyError } from '../log/event-log.js';
 import { AUTO_EXPORT_BUDGET_MS, autoExportEnabled, readExportConfig } from '../export/auto.js';
 import { writeJson } from '../output.js';
 import { rejectedDirOf, resolveStateDir } from '../state-dir.js';

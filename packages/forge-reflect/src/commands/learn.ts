@@ -1,6 +1,6 @@
 /** `forge-reflect learn <action>`: keep learned patterns and move their confidence on feedback. */
-import { openDrainedLog } from '../drain.js';
-import { openDrainedLogForReading } from '../reading-log.js';
+import { openDrainedLog } from '../log/drain.js';
+import { openDrainedLogForReading } from '../log/reading-log.js';
 import { usageError } from '../errors.js';
 import { formatTable, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';

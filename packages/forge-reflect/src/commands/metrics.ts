@@ -1,6 +1,6 @@
 /** `forge-reflect metrics`: the feedback-loop health of the last 7, 30 or 90 days; snapshots and trends. */
-import { openDrainedLog } from '../drain.js';
-import { openDrainedLogForReading } from '../reading-log.js';
+import { openDrainedLog } from '../log/drain.js';
+import { openDrainedLogForReading } from '../log/reading-log.js';
 import { usageError } from '../errors.js';
 import { formatTable, writeJson } from '../output.js';
 import { indexSidecars } from '../report/sidecar-index.js';

@@ -1,5 +1,5 @@
 /** `forge-reflect outcome`: record what turned out true for a task (the labels calibration needs). */
-import { openDrainedLog } from '../drain.js';
+import { openDrainedLog } from '../log/drain.js';
 import { usageError } from '../errors.js';
 import { writeJson } from '../output.js';
 import { indexSidecars } from '../report/sidecar-index.js';

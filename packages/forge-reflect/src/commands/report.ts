@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { RUNTIMES } from '../runtime-shapes.js';
+import { RUNTIMES } from '../events.js';
 import { usageError } from '../errors.js';
 import { writeJson } from '../output.js';
 import { renderCsv, renderMarkdown, renderTable, type ReportView } from '../report/render.js';
 import { indexSidecars, queryInvalid, queryTotals, queryValid, type SidecarFilter } from '../report/sidecar-index.js';
 import { summarize } from '../report/summary.js';
 import { parseSince, SINCE_EXAMPLE } from '../since.js';
-import { openDrainedLogForReading, openLogForReading } from '../reading-log.js';
+import { openDrainedLogForReading, openLogForReading } from '../log/reading-log.js';
 import { resolveStateDir } from '../state-dir.js';
 
 /** The folders a report reads: --dir values, else $REFLECTION_DIR, else <state dir>/reflections. */

@@ -1,6 +1,6 @@
 import { classifyPath, DEFAULT_THRESHOLD, evaluateRiskFloor, parseThresholdText } from '@forge-reflect/risk-floor';
 import { usageError } from '../errors.js';
-import { changedFiles } from '../git-changes.js';
+import { changedFiles } from '../sidecar/git-changes.js';
 import { formatTable, painter, useColour, writeJson } from '../output.js';
 
 /** Exit status of `risk --fail-on-review` when the change needs review. */

@@ -1,4 +1,4 @@
-import { readCommittedSchemaText } from '../schema-validator.js';
+import { readCommittedSchemaText } from '../schema/validator.js';
 
 export async function run(args: Record<string, unknown>): Promise<number> {
   process.stdout.write(readCommittedSchemaText(String(args.name ?? 'reflection.v1')));

@@ -2,11 +2,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { printable } from '../output.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../log/redact.js';
 import { recordFromText } from '../report/sidecar-record.js';
 import { resolveStateDir } from '../state-dir.js';
 import { reportDirs } from './report.js';
-import { isSidecarName } from '../sidecar-files.js';
+import { isSidecarName } from '../sidecar/files.js';
 
 /** A path as given, or the one sidecar in the report folders whose name starts with the id. */
 export function resolveSidecar(ref: string, dirs: readonly string[]): string {

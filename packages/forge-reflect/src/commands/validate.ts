@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { painter, useColour, writeJson } from '../output.js';
-import { schemaProblems, type SchemaProblem } from '../schema-validator.js';
-import { isSidecarName } from '../sidecar-files.js';
+import { schemaProblems, type SchemaProblem } from '../schema/validator.js';
+import { isSidecarName } from '../sidecar/files.js';
 
 export interface FileVerdict {
   file: string;

@@ -6,27 +6,18 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { VENDORED_DIR } from '../install/settings-merge.js';
+import { VENDORED_DIR, type Check } from '../runtimes/module.js';
 import { loadRegistration } from '../install/kit.js';
 import { registrationCommands } from '../install/settings-merge.js';
 import { bindingsFor } from '../runtimes/hook-map.js';
 import { RUNTIME_IDS, runtimeModule } from '../runtimes/index.js';
 import { eventsDbPathOf, rejectedDirOf, spoolDirOf } from '../state-dir.js';
-import { isSidecarName } from '../sidecar-files.js';
-import { LIVE_LOG_NAME } from '../spool-log.js';
-import { readDrainedLists } from '../drained-lists.js';
-import { isSpoolFileName } from '../spool-event.js';
+import { isSidecarName } from '../sidecar/files.js';
+import { LIVE_LOG_NAME } from '../log/spool-log.js';
+import { readDrainedLists } from '../log/drained-lists.js';
+import { isSpoolFileName } from '../log/spool-event.js';
 import { readRegularText } from '../regular-file.js';
 import { lstatOrNull } from '../install/files.js';
-
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  fix?: string;
-}
 
 export interface DoctorContext {
   /** The repository the kit is installed in, or null outside one. */

@@ -8,7 +8,8 @@
  * export never see it.
  */
 import { resolve } from 'node:path';
-import type { Database, EventRow } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
+import type { EventRow } from '../events.js';
 
 export function ensureMarksTable(db: Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS export_marks (

@@ -10,7 +10,7 @@
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is used exactly as given.
  */
 import { usageError } from '../errors.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../log/redact.js';
 
 export const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];

@@ -8,7 +8,7 @@
  * The attribute mapping is documented in docs/otlp.md.
  */
 import { createHash } from 'node:crypto';
-import type { EventRow } from '../event-log.js';
+import type { EventRow } from '../events.js';
 
 export const SCOPE = { name: 'forge-reflect', version: '0.1.0' } as const;
 export const RECORD_ID = 'forge_reflect.record_id';

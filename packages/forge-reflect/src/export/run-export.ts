@@ -7,12 +7,12 @@
  */
 import { join } from 'node:path';
 import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { acquireDrainLock } from '../drain-lock.js';
-import { openDrainedLog } from '../drain.js';
+import { acquireDrainLock } from '../log/drain-lock.js';
+import { openDrainedLog } from '../log/drain.js';
 import { UserError } from '../errors.js';
-import type { EventRow } from '../event-log.js';
-import { loadRedactionRules, warnOnStderr } from '../redact-config.js';
-import { redactJsonInPlace, type RedactionRules } from '../redact.js';
+import type { EventRow } from '../events.js';
+import { loadRedactionRules, warnOnStderr } from '../log/redact-config.js';
+import { redactJsonInPlace, type RedactionRules } from '../log/redact.js';
 import { indexSidecars } from '../report/sidecar-index.js';
 import { isoMicros } from '../since.js';
 import { ensurePrivateDir } from '../state-dir.js';

@@ -10,9 +10,9 @@ import { kitPath } from '../paths.js';
 import { gitToplevel } from '../state-dir.js';
 import { lstatOrNull } from './files.js';
 import { SETTINGS_LOCAL, SETTINGS_SHARED } from '../runtimes/claude-code.js';
-import { registrationOf } from '../runtimes/module.js';
+import { registrationOf, VENDORED_DIR, type JsonObject, type Registration } from '../runtimes/module.js';
 import { runtimeModule, type RuntimeId } from '../runtimes/index.js';
-import { DEFAULT_FORMAT, parseSettingsText, VENDORED_DIR, type JsonFormat, type JsonObject, type Registration } from './settings-merge.js';
+import { DEFAULT_FORMAT, parseSettingsText, type JsonFormat } from './settings-merge.js';
 
 export { SETTINGS_LOCAL, SETTINGS_SHARED };
 export const SLASH_COMMAND = '.claude/commands/reflect.md';

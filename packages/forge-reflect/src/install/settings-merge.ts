@@ -7,14 +7,7 @@
  * "command": "...", "timeout": n } ] } ] } }`. Our handlers are recognised by their command, which
  * points into the vendored folder `.claude/hooks/forge-reflect/`.
  */
-
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
-
-/** Every handler of ours runs a script in this folder (relative to the project dir). */
-export const VENDORED_DIR = '.claude/hooks/forge-reflect';
+import { VENDORED_DIR, type Json, type JsonObject, type Registration } from '../runtimes/module.js';
 
 /** Thrown when a settings object does not have the shape Claude Code reads; `where` is a key path. */
 export class SettingsShapeError extends Error {
@@ -65,11 +58,6 @@ export function groupCommands(group: Json): string[] {
   return handlersOf(group)
     .map(commandOf)
     .filter((c): c is string => c !== undefined);
-}
-
-/** The registration to merge: events in file order, each with its matcher groups. */
-export interface Registration {
-  events: ReadonlyArray<{ event: string; groups: readonly JsonObject[] }>;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The bounce loop's tables (migration 4): `checks` (every check) and `bounces` (every bounce). */
-import type { Database } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
 import { isoMicros } from '../since.js';
 import type { BounceDecision, CheckSummary, Phase, TaskHistory } from './bounce-core.js';
 

@@ -1,7 +1,7 @@
 /** Reading a JSON input file (review, tests, feedback, policy) and checking it against its schema. */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { schemaProblems } from '../schema-validator.js';
+import { schemaProblems } from '../schema/validator.js';
 
 export function readJsonFile(path: string, what: string): unknown {
   let text: string;

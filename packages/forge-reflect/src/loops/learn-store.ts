@@ -5,7 +5,7 @@
  * dismiss, rewritten); list and search do not count as access. Nothing is ever deleted.
  */
 import { UserError } from '../errors.js';
-import type { Database } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
 import { isoMicros } from '../since.js';
 import {
   adjustConfidence,

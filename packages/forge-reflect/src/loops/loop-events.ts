@@ -3,8 +3,8 @@
  * events. Their ids start with `loop-`, which no spool id does (spool ids start with digits).
  */
 import { nodeCrypto } from '../lazy-builtins.js';
-import type { EventLog, EventRow } from '../event-log.js';
-import type { EventType } from '../runtime-shapes.js';
+import type { EventLog } from '../log/event-log.js';
+import type { EventRow, EventType } from '../events.js';
 import { isoMicros } from '../since.js';
 
 export const LOOP_EVENT_TYPES = [

@@ -20,8 +20,8 @@ export interface ToolData {
   duration_median: number | null;
 }
 
-/** A run of at least STAGNATION_THRESHOLD consecutive failures of the same tool call (same tool and input) in a session. */
-export const STAGNATION_THRESHOLD = 3;
+/** Counted at insert time, by the rollups. */
+export { STAGNATION_THRESHOLD } from '../log/stagnation.js';
 
 export interface MetricsData {
   sessions: number;

@@ -1,14 +1,16 @@
 /**
  * Gathers the counts of the loop metrics from the log for a window [since, until]. The tool
- * events are read from their rollups (metrics-rollup.ts): whole days and hours from the rollups,
+ * events are read from their rollups (log/rollups.ts): whole days and hours from the rollups,
  * the two partial edge hours from the events by the (type, ts) index; no query scans the events.
  */
-import type { Database } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
 import { isoMicros } from '../since.js';
 import { PHASES, type Phase } from './bounce-core.js';
 import { DAY_MS } from './confidence.js';
 import { computeMetrics, type Metrics, type MetricsData, type ToolData } from './metrics-core.js';
-import { CALL_TYPES, DenseHistogram, planWindow, type WindowPlan } from './metrics-rollup.js';
+import { CALL_TYPES } from '../log/rollups.js';
+import { planWindow, type WindowPlan } from './metrics-window.js';
+import { DenseHistogram } from '../log/histogram.js';
 
 const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
 
@@ -20,7 +22,7 @@ const EDGE_1 = 'ts >= @r1Lo AND ts < @r1Hi';
 const EDGE_2 = 'ts >= @r2Lo AND ts <= @r2Hi';
 const EDGE_CALLS = (edge: string) => `FROM events INDEXED BY events_by_type WHERE ${CALL_TYPES} AND ${edge}`;
 
-/** Per tool and hour or day of the window: counts, duration sums and histograms (metrics-rollup.ts). */
+/** Per tool and hour or day of the window: counts, duration sums and histograms (log/rollups.ts). */
 export const TOOL_ROLLUPS_SQL = `SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_days WHERE ${DAYS}
   UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_1}
   UNION ALL SELECT tool, ok, failed, timed, duration_sum, durations FROM tool_hours WHERE ${HOURS_2}`;
@@ -39,7 +41,7 @@ export const SESSIONS_SQL = `SELECT count(*) FROM (
   UNION ${SESSION_EDGE(EDGE_2)})`;
 
 /**
- * Stagnation (seed 003 §8.1, threshold 3): the runs recorded at insert time (metrics-rollup.ts)
+ * Stagnation (seed 003 §8.1, threshold 3): the runs recorded at insert time (log/rollups.ts)
  * whose STAGNATION_THRESHOLD-th consecutive failure of the same call falls in the window.
  */
 export const STAGNATION_SQL = 'SELECT count(*) FROM stagnant_runs WHERE ts >= @since AND ts <= @until';

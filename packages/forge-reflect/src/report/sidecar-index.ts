@@ -15,9 +15,9 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Database } from '../event-log.js';
+import type { Database } from '../log/event-log.js';
 import type { SidecarRecord } from './sidecar-record.js';
-import { isSidecarName } from '../sidecar-files.js';
+import { isSidecarName } from '../sidecar/files.js';
 import { mtimeKey, normalizeTimestamp, SIDECAR_ROW_COLUMNS } from './sidecar-read.js';
 import { readSidecarRows, startSidecarReader, WORKER_FROM, type StartedReader } from './sidecar-reader.js';
 

@@ -4,7 +4,7 @@
  * timeouts in seconds. A failed tool call has its own event (PostToolUseFailure) with `duration_ms`;
  * PostToolUse carries `duration_ms` too.
  */
-import type { EventType } from '../runtime-shapes.js';
+import type { EventType } from '../events.js';
 import { typesFor, type KitHook } from './hook-map.js';
 import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, ms, str, type Payload } from './payload.js';

@@ -24,10 +24,9 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import { scriptPath, type Check, type HookFile, type RuntimeModule, type ShapeRule } from './module.js';
+import type { EventType } from '../events.js';
 import { bindingsFor, typesFor, type KitHook } from './hook-map.js';
-import { scriptPath, type HookFile, type RuntimeModule, type ShapeRule } from './module.js';
 import { firstString, has, ms, obj, str, type Payload } from './payload.js';
 import { readRegularText } from '../regular-file.js';
 

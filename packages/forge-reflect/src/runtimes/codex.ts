@@ -16,11 +16,10 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import { scriptPath, type Check, type RuntimeModule, type ShapeRule } from './module.js';
+import type { EventType } from '../events.js';
 import { compactedStart } from './claude-code.js';
 import { typesFor, type KitHook } from './hook-map.js';
-import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, ms, str, type Payload } from './payload.js';
 import { readRegularText } from '../regular-file.js';
 

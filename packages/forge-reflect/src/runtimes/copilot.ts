@@ -24,13 +24,12 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import { scriptPath, type Check, type HookFile, type RuntimeModule, type ShapeRule } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { compactedStart } from './claude-code.js';
 import { isCopilotTranscript } from './copilot-transcript.js';
 import { bindingsFor, typesFor, type KitHook } from './hook-map.js';
-import { scriptPath, type HookFile, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, ms, obj, str, type Payload } from './payload.js';
 
 export const COPILOT_HOOKS_FILE = '.github/hooks/forge-reflect.json';

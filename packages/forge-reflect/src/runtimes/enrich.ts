@@ -8,8 +8,8 @@
  *   session, same reason, within REPEAT_WINDOW_MS of one already logged or earlier in the batch)
  *   is not stored again; the drain counts it as already present.
  */
-import type { EventRow } from '../event-log.js';
-import { salvageTopLevel } from '../runtime-shapes.js';
+import type { EventRow } from '../events.js';
+import { salvageTopLevel } from './shapes.js';
 import { outcomeFailed, outcomeKey, readRolloutOutcomes, type ToolOutcome, type WantedCall } from './codex-rollout.js';
 import { obj, str } from './payload.js';
 

@@ -9,7 +9,7 @@
  * without such an event leaves the role out (Codex has no PostToolUseFailure or Notification; Gemini
  * has no compaction signal: PreCompress fires before every model request).
  */
-import type { EventType } from '../runtime-shapes.js';
+import type { EventType } from '../events.js';
 
 export const RUNTIME_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'cline', 'opencode', 'copilot'] as const;
 export type RuntimeId = (typeof RUNTIME_IDS)[number];

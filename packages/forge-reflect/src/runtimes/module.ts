@@ -3,9 +3,7 @@
  * payloads look (the shape rule the drain falls back to), and what it needs before hooks run
  * (trust steps install prints and doctor checks).
  */
-import type { Check } from '../doctor/checks.js';
-import { VENDORED_DIR, type JsonObject, type Registration } from '../install/settings-merge.js';
-import type { EventType, Runtime } from '../runtime-shapes.js';
+import type { EventType, Runtime } from '../events.js';
 import { bindingsFor, KIT_SCRIPTS, type KitHook, type RuntimeId } from './hook-map.js';
 import type { Fields, Payload } from './payload.js';
 
@@ -13,7 +11,27 @@ import type { Fields, Payload } from './payload.js';
  * Every registered command runs a script in this folder (relative to the project). The hooks are
  * vendored once, here, whichever runtimes they are installed for.
  */
-export { VENDORED_DIR };
+export const VENDORED_DIR = '.claude/hooks/forge-reflect';
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+/** The registration to merge: events in file order, each with its matcher groups. */
+export interface Registration {
+  events: ReadonlyArray<{ event: string; groups: readonly JsonObject[] }>;
+}
+
+/** One line of `forge-reflect doctor`; a runtime module contributes its own (trust, …). */
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
 
 export interface ShapeRule {
   runtime: Exclude<Runtime, 'unknown'>;

@@ -19,11 +19,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import { scriptPath, type Check, type RuntimeModule, type ShapeRule } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { typesFor, type KitHook } from './hook-map.js';
-import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { OPENCODE_PLUGIN_FILE, OPENCODE_PLUGIN_MARK, opencodePluginText } from './opencode-plugin.js';
 import { ms, obj, str, type Payload } from './payload.js';
 

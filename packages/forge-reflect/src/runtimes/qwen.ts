@@ -23,12 +23,11 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Check } from '../doctor/checks.js';
-import type { EventType } from '../runtime-shapes.js';
+import { scriptPath, type Check, type RuntimeModule, type ShapeRule } from './module.js';
+import type { EventType } from '../events.js';
 import { readRegularText } from '../regular-file.js';
 import { compactedStart } from './claude-code.js';
 import { typesFor, type KitHook } from './hook-map.js';
-import { scriptPath, type RuntimeModule, type ShapeRule } from './module.js';
 import { has, ms, obj, str, type Payload } from './payload.js';
 
 export const QWEN_SETTINGS_FILE = '.qwen/settings.json';

@@ -6,7 +6,7 @@
  */
 import type { ReflectionMode, ReflectionV1Dto, SelfReportInputDto } from '@forge-reflect/reflection-types';
 import { evaluateRiskFloor } from '@forge-reflect/risk-floor';
-import { redactText } from '../redact.js';
+import { redactText } from '../log/redact.js';
 import { selfReportInputProblems, sidecarProblems } from './schema-check.js';
 
 export interface SidecarFacts {

@@ -4,7 +4,7 @@
  * is loaded, so the Stop hook's helper starts ~10 ms sooner. Problems read as the CLI's do.
  */
 import type { ErrorObject } from 'ajv';
-import { describeSchemaErrors, type SchemaProblem } from '../schema-problems.js';
+import { describeSchemaErrors, type SchemaProblem } from '../schema/problems.js';
 import { validateSelfReportInput, validateSidecar } from './schema-validators.generated.js';
 
 /** A generated validator: true when valid, else its errors in `errors`. */

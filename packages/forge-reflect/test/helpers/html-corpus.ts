@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEventLog } from '../../src/event-log.js';
+import { openEventLog } from '../../src/log/event-log.js';
 
 export const CONFIDENCES = [0.15, 0.35, 0.55, 0.75, 0.95] as const;
 export const TURNS = 30;

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scanAt } from '../../src/spool-log.js';
+import { scanAt } from '../../src/log/spool-log.js';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const KIT_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));

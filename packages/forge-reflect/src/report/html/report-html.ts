@@ -7,7 +7,7 @@ import type { Database } from 'better-sqlite3';
 import { REVIEW_SURFACES } from '@forge-reflect/reflection-types/constants';
 import { joinCorpus, type SidecarPoint } from '../../analysis/corpus-join.js';
 import { pooledOutcomes } from '../../analysis/pooled-outcomes.js';
-import { redactText } from '../../redact.js';
+import { redactText } from '../../log/redact.js';
 import type { SidecarRecord } from '../sidecar-record.js';
 import type { ReportSummary } from '../summary.js';
 import { reliabilitySpec, surfacesSpec, toolsSpec, turnsSpec } from './charts.js';

@@ -4,23 +4,23 @@
  *
  * - `tool_hours` / `tool_days`: per UTC hour (`ts` cut to `YYYY-MM-DDTHH`) or day (`YYYY-MM-DD`) and
  *   tool: calls that succeeded, failed, carried a duration, the sum of those durations, and the
- *   durations as a histogram (one blob per row: log-scale buckets 2% wide, bucketOf, each with its
- *   count and its smallest and largest value), from which the median is found (medianFromBuckets:
- *   exact, or within 1%). One row per hour and tool, whatever the durations: a batch costs one
+ *   durations as a histogram (one blob per row, histogram.ts). One row per hour and tool, whatever the durations: a batch costs one
  *   read and one write per hour and tool it touches, and a window reads a few hundred rows.
  * - `session_hours` / `session_days`: which sessions had an event in the hour or day.
  * - `stagnation_streaks` / `stagnant_runs`: per session, the current streak of the same failing
- *   call, and one row per stagnant run, at the time of its STAGNATION_THRESHOLD-th failure.
+ *   call, and one row per stagnant run, at the time of its STAGNATION_THRESHOLD-th failure
+ *   (stagnation.ts).
  *
  * Only rows actually inserted count (INSERT OR IGNORE with `changes` 1): a re-drained duplicate
  * never counts twice. A batch is aggregated in Maps first, then written cell by cell.
  * A window is read as whole days and whole hours from the rollups plus its two partial edge hours
- * from the events themselves (planWindow), so every count is exact.
+ * from the events themselves (loops/metrics-window.ts), so every count is exact.
  */
-import { nodeCrypto } from '../lazy-builtins.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database, EventRow } from '../event-log.js';
-import { STAGNATION_THRESHOLD } from './metrics-core.js';
+import type { EventRow } from '../events.js';
+import type { Database } from './connection.js';
+import { addDuration, addHistogram, DenseHistogram, type Histogram } from './histogram.js';
+import { before, stagnationKey, step, type Call, type Run, type Streak } from './stagnation.js';
 
 /** The tables (migration 6); backfillRollups fills them from the events already logged. */
 export const ROLLUP_TABLES_SQL = `
@@ -39,257 +39,9 @@ export const ROLLUP_TABLES_SQL = `
   CREATE TABLE stagnant_runs (ts TEXT NOT NULL, id TEXT NOT NULL, session TEXT NOT NULL, PRIMARY KEY (ts, id)) WITHOUT ROWID;
   CREATE INDEX stagnant_runs_by_session ON stagnant_runs (session);`;
 
-/** The relative width of a duration bucket: bucket b holds [1.02^b, 1.02^(b+1)). */
-export const BUCKET_RATIO = 1.02;
-const LOG_RATIO = Math.log(BUCKET_RATIO);
-/** Durations below 1 ms (0 in practice) and negative ones (never logged) get their own buckets. */
-const BELOW_ONE = -1;
-const NEGATIVE = -2;
-
-export function bucketOf(ms: number): number {
-  if (ms >= 1) return Math.floor(Math.log(ms) / LOG_RATIO);
-  return ms >= 0 ? BELOW_ONE : NEGATIVE;
-}
-
-export interface Bucket {
-  bucket: number;
-  n: number;
-  lo: number;
-  hi: number;
-}
-
-/**
- * The median of the values a histogram holds (buckets in ascending order): the value of rank
- * (n + 1) / 2, or the mean of ranks n / 2 and n / 2 + 1 for an even count, as the exact median is
- * defined. A rank is read from its bucket: the first of a bucket is its `lo` and the last its `hi`
- * (both exact); one in between is the middle of [lo, hi], within 1% of the true value, because a
- * bucket spans 2% (hi < 1.02 lo) and the middle is at most half of that from any value in it.
- */
-export function medianFromBuckets(buckets: readonly Bucket[]): number | null {
-  const total = buckets.reduce((s, b) => s + b.n, 0);
-  if (total === 0) return null;
-  const at = (rank: number): number => {
-    let before = 0;
-    for (const b of buckets) {
-      if (rank <= before + b.n) {
-        const j = rank - before - 1;
-        if (j === 0) return b.lo;
-        if (j === b.n - 1) return b.hi;
-        return (b.lo + b.hi) / 2;
-      }
-      before += b.n;
-    }
-    throw new Error('rank beyond the histogram');
-  };
-  const low = Math.floor((total + 1) / 2);
-  const high = Math.floor((total + 2) / 2);
-  return low === high ? at(low) : (at(low) + at(high)) / 2;
-}
-
-/** The histogram of a batch's cell (sparse): bucket → its count, smallest and largest value. */
-export type Histogram = Map<number, Bucket>;
-
-/** Adds `n` values from lo to hi, all in bucket `bucket`, to `h`. */
-export function addBucket(h: Histogram, bucket: number, n: number, lo: number, hi: number): void {
-  const b = h.get(bucket);
-  if (b === undefined) h.set(bucket, { bucket, n, lo, hi });
-  else {
-    b.n += n;
-    if (lo < b.lo) b.lo = lo;
-    if (hi > b.hi) b.hi = hi;
-  }
-}
-
-export function addDuration(h: Histogram, ms: number): void {
-  addBucket(h, bucketOf(ms), 1, ms, ms);
-}
-
-export function addHistogram(h: Histogram, from: Histogram): void {
-  for (const b of from.values()) addBucket(h, b.bucket, b.n, b.lo, b.hi);
-}
-
-/** Every bucket a duration can have: NEGATIVE … 1.02^2045 ms (2^53 ms is bucket 1852); larger ones share the last. */
-const SLOTS = 2048;
-const slotOf = (bucket: number): number => Math.min(bucket - NEGATIVE, SLOTS - 1);
-
-/** The two stored formats: varints (the usual case: whole milliseconds) or float64 little-endian. */
-const VARINTS = 1;
-const FLOATS = 2;
-const wholeNumber = (v: number): boolean => Number.isSafeInteger(v) && v >= 0;
-
-/**
- * A histogram with a slot per bucket, for adding many up quickly (a window's rows, or a stored
- * row and a batch's cell). Stored (encode) by bucket: when every count and value is a whole
- * number, a VARINTS byte then per bucket the varints of (zigzag) bucket − previous bucket, n, lo,
- * hi − lo (about 5 bytes a bucket); otherwise a FLOATS byte then float64 little-endian quadruples
- * (bucket, n, lo, hi).
- */
-export class DenseHistogram {
-  private readonly n = new Float64Array(SLOTS);
-  private readonly lo = new Float64Array(SLOTS);
-  private readonly hi = new Float64Array(SLOTS);
-
-  clear(): void {
-    this.n.fill(0);
-  }
-
-  add(bucket: number, n: number, lo: number, hi: number): void {
-    const i = slotOf(bucket);
-    if (this.n[i] === 0) {
-      this.n[i] = n;
-      this.lo[i] = lo;
-      this.hi[i] = hi;
-    } else {
-      this.n[i] = (this.n[i] as number) + n;
-      if (lo < (this.lo[i] as number)) this.lo[i] = lo;
-      if (hi > (this.hi[i] as number)) this.hi[i] = hi;
-    }
-  }
-
-  addValue(ms: number): void {
-    this.add(bucketOf(ms), 1, ms, ms);
-  }
-
-  addSparse(h: Histogram): void {
-    for (const b of h.values()) this.add(b.bucket, b.n, b.lo, b.hi);
-  }
-
-  /** Adds a stored histogram (encode's format). */
-  addStored(blob: Uint8Array): void {
-    if (blob.length === 0) return;
-    if (blob[0] === FLOATS) {
-      const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-      for (let i = 1; i + 32 <= blob.length; i += 32) this.add(view.getFloat64(i, true), view.getFloat64(i + 8, true), view.getFloat64(i + 16, true), view.getFloat64(i + 24, true));
-      return;
-    }
-    let i = 1;
-    const next = (): number => {
-      let v = 0;
-      let scale = 1;
-      for (;;) {
-        const byte = blob[i++] as number;
-        v += (byte & 0x7f) * scale;
-        if (byte < 0x80) return v;
-        scale *= 128;
-      }
-    };
-    let bucket = 0;
-    while (i < blob.length) {
-      const delta = next();
-      bucket += delta % 2 === 0 ? delta / 2 : -(delta + 1) / 2;
-      const n = next();
-      const lo = next();
-      this.add(bucket, n, lo, lo + next());
-    }
-  }
-
-  /** The occupied buckets in ascending order. */
-  buckets(): Bucket[] {
-    const out: Bucket[] = [];
-    for (let i = 0; i < SLOTS; i++) if ((this.n[i] as number) > 0) out.push({ bucket: i + NEGATIVE, n: this.n[i] as number, lo: this.lo[i] as number, hi: this.hi[i] as number });
-    return out;
-  }
-
-  encode(): Buffer {
-    const buckets = this.buckets();
-    if (!buckets.every((b) => wholeNumber(b.n) && wholeNumber(b.lo) && wholeNumber(b.hi))) {
-      const out = Buffer.alloc(1 + buckets.length * 32);
-      out[0] = FLOATS;
-      buckets.forEach((b, i) => [b.bucket, b.n, b.lo, b.hi].forEach((v, j) => out.writeDoubleLE(v, 1 + i * 32 + j * 8)));
-      return out;
-    }
-    const out = Buffer.allocUnsafe(1 + buckets.length * 4 * 8);
-    let at = 0;
-    out[at++] = VARINTS;
-    const put = (value: number): void => {
-      let v = value;
-      while (v >= 0x80) {
-        out[at++] = (v % 0x80) + 0x80;
-        v = Math.floor(v / 0x80);
-      }
-      out[at++] = v;
-    };
-    let previous = 0;
-    for (const b of buckets) {
-      const delta = b.bucket - previous;
-      put(delta >= 0 ? delta * 2 : -delta * 2 - 1);
-      put(b.n);
-      put(b.lo);
-      put(b.hi - b.lo);
-      previous = b.bucket;
-    }
-    return Buffer.from(out.subarray(0, at));
-  }
-
-  median(): number | null {
-    return medianFromBuckets(this.buckets());
-  }
-}
 
 const SEP = '\u0000';
 const isToolType = (type: string): boolean => type === 'tool.executed' || type === 'tool.failed';
-
-/**
- * The signature of a failed call for stagnation: its tool name and its `tool_input` as stored
- * (a string input as itself, any other value as JSON), hashed. `undefined` when the payload is
- * not JSON (the log stores every payload as JSON, a truncated one as a JSON string).
- */
-export function callSignature(tool: string | null, payload: string): string | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(payload);
-  } catch {
-    return undefined;
-  }
-  const input = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { tool_input?: unknown }).tool_input : undefined;
-  const text = input === undefined || input === null ? '' : typeof input === 'string' ? input : JSON.stringify(input);
-  return nodeCrypto().createHash('sha1').update(`${tool ?? ''}${SEP}${text}`).digest('base64');
-}
-
-/** Where a session's failing-call streak stands after its latest call (by `ts`, then `id`). */
-interface Streak {
-  ts: string;
-  id: string;
-  sig: string | null;
-  len: number;
-}
-
-interface Call {
-  ts: string;
-  id: string;
-  type: string;
-  tool_name: string | null;
-  payload: string | null;
-}
-
-interface Run {
-  ts: string;
-  id: string;
-  session: string;
-}
-
-/** Sessions of stagnation: a null session id and '' are one, as they were in the SQL definition. */
-const stagnationKey = (session: string | null): string => session ?? '';
-
-const before = (a: { ts: string; id: string }, b: { ts: string; id: string }): boolean => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
-
-function step(streak: Streak, call: Call, session: string, runs: Run[]): void {
-  streak.ts = call.ts;
-  streak.id = call.id;
-  if (call.type !== 'tool.failed') {
-    streak.sig = null;
-    streak.len = 0;
-    return;
-  }
-  const sig = callSignature(call.tool_name, call.payload ?? '');
-  if (sig === undefined) return; // not JSON: not a call (the SQL definition required json_valid)
-  if (streak.len > 0 && streak.sig === sig) streak.len += 1;
-  else {
-    streak.sig = sig;
-    streak.len = 1;
-  }
-  if (streak.len === STAGNATION_THRESHOLD) runs.push({ ts: call.ts, id: call.id, session });
-}
 
 interface Statements {
   toolHour: ToolStatements;
@@ -499,48 +251,4 @@ export function backfillRollups(db: Database): void {
     after = list[list.length - 1] as string;
   }
   if (db.prepare("SELECT 1 FROM events WHERE session_id IS NULL OR session_id = '' LIMIT 1").get() !== undefined) replaySession(s, '');
-}
-
-/**
- * A window [since, until] as read from the rollups: whole days [dayLo, dayHi), whole hours
- * [h1Lo, h1Hi) and [h2Lo, h2Hi) around them, and the partial edge hours from the events:
- * [r1Lo, r1Hi) and [r2Lo, r2Hi] by `ts`. An empty range is ('', ''). `since` and `until` are in
- * the log's format (`YYYY-MM-DDTHH:MM:SS.ffffffZ`); anything else is read from the events alone.
- */
-export interface WindowPlan {
-  dayLo: string;
-  dayHi: string;
-  h1Lo: string;
-  h1Hi: string;
-  h2Lo: string;
-  h2Hi: string;
-  r1Lo: string;
-  r1Hi: string;
-  r2Lo: string;
-  r2Hi: string;
-}
-
-const LOG_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const HOUR_MS = 3_600_000;
-const nextHour = (hour: string): string => new Date(Date.parse(`${hour}:00:00Z`) + HOUR_MS).toISOString().slice(0, 13);
-const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 24 * HOUR_MS).toISOString().slice(0, 10);
-
-export function planWindow(since: string, until: string): WindowPlan {
-  const none = { dayLo: '', dayHi: '', h1Lo: '', h1Hi: '', h2Lo: '', h2Hi: '', r1Lo: '', r1Hi: '' };
-  if (!LOG_TIME.test(since) || !LOG_TIME.test(until)) return { ...none, r2Lo: since, r2Hi: until };
-  // Whole hours: from the first hour starting at or after `since` up to (not including) the hour of `until`.
-  const hourLo = since.slice(13) === ':00:00.000000Z' ? since.slice(0, 13) : nextHour(since.slice(0, 13));
-  const hourHi = until.slice(0, 13);
-  if (!(hourLo < hourHi)) return { ...none, r2Lo: since, r2Hi: until };
-  const plan: WindowPlan = { ...none, h1Lo: hourLo, h1Hi: hourHi, r1Lo: since, r1Hi: hourLo, r2Lo: hourHi, r2Hi: until };
-  const dayLo = hourLo.endsWith('T00') ? hourLo.slice(0, 10) : nextDay(hourLo.slice(0, 10));
-  const dayHi = hourHi.slice(0, 10);
-  if (dayLo < dayHi) {
-    plan.dayLo = dayLo;
-    plan.dayHi = dayHi;
-    plan.h1Hi = `${dayLo}T00`;
-    plan.h2Lo = `${dayHi}T00`;
-    plan.h2Hi = hourHi;
-  }
-  return plan;
 }

@@ -11,7 +11,8 @@
  */
 import { existsSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventRow, SegmentMark } from './event-log.js';
+import type { SegmentMark } from './event-log.js';
+import type { EventRow } from '../events.js';
 import type { RedactionRules } from './redact.js';
 import { readSegment, type SegmentBatch, type SegmentJob } from './segment-reader.js';
 import { isSegmentName, LIVE_LOG_NAME, sealedMsOf, segmentName } from './spool-log.js';

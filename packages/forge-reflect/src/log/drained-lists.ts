@@ -19,10 +19,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { nodeChildProcess } from './lazy-builtins.js';
-import { readFoundQuietly } from './regular-file.js';
+import { nodeChildProcess } from '../lazy-builtins.js';
+import { readFoundQuietly } from '../regular-file.js';
 import { ID_SOURCE, SPOOL_SUFFIX } from './spool-event.js';
-import { ensurePrivateDir } from './state-dir.js';
+import { ensurePrivateDir } from '../state-dir.js';
 
 /** The folder of the lists, in the spool. */
 export const DRAINED_DIR_NAME = '.drained';

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { UserError } from './errors.js';
-import { kitPath } from './paths.js';
-import { describeSchemaErrors, type SchemaProblem } from './schema-problems.js';
+import { UserError } from '../errors.js';
+import { kitPath } from '../paths.js';
+import { describeSchemaErrors, type SchemaProblem } from './problems.js';
 
-export type { SchemaProblem } from './schema-problems.js';
+export type { SchemaProblem } from './problems.js';
 
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself, but
 // NodeNext types it as the module object, whose `default` has the function's type.

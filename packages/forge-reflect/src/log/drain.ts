@@ -19,17 +19,18 @@
 import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireDrainLock, type LockOptions } from './drain-lock.js';
-import { UserError } from './errors.js';
-import { READ_NO_LINK_NO_WAIT, readFoundQuietly } from './regular-file.js';
-import { isBusyError, openEventLog, type EventLog, type EventRow, type SegmentMark } from './event-log.js';
-import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './drain-segments.js';
+import { UserError } from '../errors.js';
+import { READ_NO_LINK_NO_WAIT, readFoundQuietly } from '../regular-file.js';
+import { isBusyError, openEventLog, type EventLog, type SegmentMark } from './event-log.js';
+import type { EventRow } from '../events.js';
+import { drainSegments, sealLiveLog, segmentsIn, segmentsSettled } from './segments.js';
 import { LIVE_LOG_NAME } from './spool-log.js';
 import { loadRedactionRules, warnOnStderr, type Warn } from './redact-config.js';
 import type { RedactionRules } from './redact.js';
 import { isSpoolFileName, parseSpoolFile, SPOOL_SUFFIX } from './spool-event.js';
 import { DEFAULT_LIST_FROM, readDrainedLists, removeListedInBackground, startDrainedList, type DrainedList } from './drained-lists.js';
-import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from './state-dir.js';
-import { enrichCodexToolCalls, repeatedSessionEnds } from './runtimes/enrich.js';
+import { ensurePrivateDir, rejectedDirOf, spoolDirOf } from '../state-dir.js';
+import { enrichCodexToolCalls, repeatedSessionEnds } from '../runtimes/enrich.js';
 
 /**
  * Events per transaction: each commit is one fsync of the log (synchronous = FULL). 500, not 1,000:

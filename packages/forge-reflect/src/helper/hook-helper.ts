@@ -29,14 +29,15 @@ import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, rea
 import type { ReflectionMode } from '@forge-reflect/reflection-types';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types/constants';
 import { DEFAULT_THRESHOLD, parseThresholdText } from '@forge-reflect/risk-floor';
-import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from './sidecar/answer-block.js';
-import { buildSidecar, type SelfReportFile } from './sidecar/build.js';
-import { changedFromStatus } from './sidecar/git-status.js';
-import { readRegularText } from './regular-file.js';
-import { copilotAnswerFromTail, isCopilotTranscript, type CopilotAnswer } from './runtimes/copilot-transcript.js';
+import { answerFromPayload, answerFromTranscriptTail, lastReflectionBlock } from '../sidecar/answer-block.js';
+import { buildSidecar, type SelfReportFile } from '../sidecar/build.js';
+import { changedFromStatus } from '../sidecar/git-status.js';
+import { readRegularText } from '../regular-file.js';
+import { copilotAnswerFromTail, isCopilotTranscript, type CopilotAnswer } from '../runtimes/copilot-transcript.js';
+import { END_RECORD, parseFacts, type Facts as HookFacts } from './protocol.js';
 
-/** The facts from the hook (FORGE_H_*), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
-type Facts = Record<string, string | undefined>;
+/** The facts from the hook (protocol.ts), and the user's REFLECTION_RISK_THRESHOLD from the environment. */
+type Facts = HookFacts & { REFLECTION_RISK_THRESHOLD?: string };
 
 const SELF_REPORT_MAX_BYTES = 256 * 1024;
 /** How much of the transcript's end is read when the payload carries no final answer. */
@@ -416,26 +417,11 @@ function placeFile(temp: string, final: string): boolean {
 }
 
 /**
- * The facts the hook sends: NUL-separated `NAME=value` records (a value may hold any byte but NUL,
- * newlines too). Only FORGE_H_* names are taken; a record without `=` is skipped.
- */
-function parseFacts(text: string): Record<string, string> {
-  const facts: Record<string, string> = {};
-  for (const record of text.split('\0')) {
-    const eq = record.indexOf('=');
-    if (eq > 0 && record.startsWith('FORGE_H_')) facts[record.slice(0, eq)] = record.slice(eq + 1);
-  }
-  return facts;
-}
-
-/**
- * What the start (helper-code-cache.ts) already read of stdin to find the code cache's folder, passed
+ * What the start (code-cache.ts) already read of stdin to find the code cache's folder, passed
  * in by its module wrapper; the rest is read here.
  */
 declare const FORGE_STDIN_READ: Buffer | undefined;
 
-/** The hook's last record: the facts are complete, and stdin stays open until the hook exits. */
-const END_RECORD = 'FORGE_H_END=1\0';
 /** Whether stdin is still open after the facts (they ended with END_RECORD, not with its end). */
 let stdinOpen = false;
 
@@ -448,7 +434,7 @@ function endsWithEndRecord(data: Buffer): boolean {
 }
 
 /** The facts: stdin up to the hook's end record, or to its end (a hook that gave up, or a test). */
-function readFacts(): Record<string, string> {
+function readFacts(): HookFacts {
   let data = (typeof FORGE_STDIN_READ === 'undefined' ? undefined : FORGE_STDIN_READ) ?? Buffer.alloc(0);
   try {
     while (!endsWithEndRecord(data)) {

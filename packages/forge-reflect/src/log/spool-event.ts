@@ -7,10 +7,10 @@
  * payload that no longer parses is kept as its redacted text, stored as a JSON string, with
  * truncated = 1: the `payload` column always holds valid JSON.
  */
-import type { EventRow } from './event-log.js';
+import type { EventRow } from '../events.js';
 import { redactJsonInPlace, redactText, type RedactionRules } from './redact.js';
-import { recognise, salvageTopLevel } from './runtime-shapes.js';
-import { safeStringify } from './safe-json.js';
+import { recognise, salvageTopLevel } from '../runtimes/shapes.js';
+import { safeStringify } from '../safe-json.js';
 
 export const SPOOL_SUFFIX = '.event';
 export const ENVELOPE_VERSION = 1;

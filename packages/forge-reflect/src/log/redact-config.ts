@@ -6,9 +6,9 @@
  * A missing file means none. A bad file, a bad entry or an invalid regex is skipped with one
  * warning line each; configuration never stops the log from being written.
  */
-import { configPathOf } from './state-dir.js';
+import { configPathOf } from '../state-dir.js';
 import type { RedactionPattern, RedactionRules } from './redact.js';
-import { readErrorText, readRegularText } from './regular-file.js';
+import { readErrorText, readRegularText } from '../regular-file.js';
 
 export type Warn = (message: string) => void;
 

@@ -9,7 +9,7 @@ import { openDrainedLog, type DrainOptions } from './drain.js';
 import { openEmptyEventLog, openEventLog, type EventLog } from './event-log.js';
 import { isSpoolFileName } from './spool-event.js';
 import { isSegmentName, LIVE_LOG_NAME } from './spool-log.js';
-import { eventsDbPathOf, spoolDirOf } from './state-dir.js';
+import { eventsDbPathOf, spoolDirOf } from '../state-dir.js';
 
 /** Whether a state folder has anything to read: an event log, or events waiting in its spool. */
 export function hasState(stateDir: string): boolean {

@@ -9,44 +9,20 @@
  * Event names not in a row's map are `event.unknown`; an unrecognised payload is runtime `unknown`.
  */
 
-export const EVENT_TYPES = [
-  'session.started',
-  'prompt.submitted',
-  'tool.executed',
-  'tool.failed',
-  'subagent.stopped',
-  'turn.stopped',
-  'reflection.written',
-  'session.ended',
-  'context.compacting',
-  'context.compacted',
-  'turn.interrupted',
-  'notification',
-  /** The turn going on after tool results (Qwen's UserPromptSubmit with an empty prompt): not a prompt. */
-  'turn.continued',
-  'event.unknown',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const RUNTIMES = ['claude-code', 'cursor', 'codex', 'gemini', 'copilot', 'cline', 'qwen', 'opencode', 'unknown'] as const;
-export type Runtime = (typeof RUNTIMES)[number];
-
-import { claudeCode } from './runtimes/claude-code.js';
-import { codex } from './runtimes/codex.js';
-import { gemini } from './runtimes/gemini.js';
-import { qwen } from './runtimes/qwen.js';
-import { cline } from './runtimes/cline.js';
-import { opencode } from './runtimes/opencode.js';
-import { copilot } from './runtimes/copilot.js';
-import { RUNTIME_MODULES } from './runtimes/index.js';
-import { isRuntimeId } from './runtimes/hook-map.js';
-import type { ShapeRule } from './runtimes/module.js';
-import { firstString, has, ms, obj, str, type Payload } from './runtimes/payload.js';
+import { claudeCode } from './claude-code.js';
+import { codex } from './codex.js';
+import { gemini } from './gemini.js';
+import { qwen } from './qwen.js';
+import { cline } from './cline.js';
+import { opencode } from './opencode.js';
+import { copilot } from './copilot.js';
+import { RUNTIME_MODULES } from './index.js';
+import { isRuntimeId } from './hook-map.js';
+import type { ShapeRule } from './module.js';
+import { firstString, has, ms, obj, str, type Payload } from './payload.js';
+import { REFLECTION_WRITTEN_EVENT, RUNTIMES, type EventType, type Runtime } from '../events.js';
 
 export type { ShapeRule };
-
-/** The envelope `event` of the Stop hook's own record that it wrote a sidecar. */
-export const REFLECTION_WRITTEN_EVENT = 'reflection.written';
 
 export interface Recognised {
   runtime: Runtime;

@@ -4,7 +4,7 @@
  * are not ignored. Paths are repo-relative with `/`.
  */
 import { execFileSync } from 'node:child_process';
-import { UserError } from './errors.js';
+import { UserError } from '../errors.js';
 
 function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });

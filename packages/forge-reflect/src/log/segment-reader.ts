@@ -4,9 +4,9 @@
  * no event (to keep in spool/rejected/ before that commit). IO on one file; no SQLite.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { EventRow } from './event-log.js';
+import type { EventRow } from '../events.js';
 import type { RedactionRules } from './redact.js';
-import { READ_NO_LINK_NO_WAIT } from './regular-file.js';
+import { READ_NO_LINK_NO_WAIT } from '../regular-file.js';
 import { eventRow } from './spool-event.js';
 import { scanAt } from './spool-log.js';
 
