@@ -216,6 +216,10 @@ export const MIGRATIONS: readonly Migration[] = [
    CREATE VIEW sidecar_files AS
      SELECT rtrim(d.dir, '/') || '/' || s.name AS path, d.dir AS dir, s.*
      FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id;`,
+  // 11: how much of each segment's drained bytes are overwritten with zeros (spool-scrub.ts), so a
+  // drain killed between its commit and the overwrite leaves the next drain the range to wipe. A
+  // segment an earlier version drained starts at 0: the next drain wipes all it committed.
+  `ALTER TABLE spool_segments ADD COLUMN scrubbed INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -240,6 +244,12 @@ export interface SegmentMark {
   done: number;
 }
 
+/** What the log knows of a segment: drained up to byte `done`, of which `[0, scrubbed)` is zeros on disk. */
+export interface SegmentState {
+  done: number;
+  scrubbed: number;
+}
+
 export interface InsertResult {
   inserted: number;
   ignored: number;
@@ -254,8 +264,10 @@ export interface EventLog {
    * and, when given, how far a segment of the spool log is now drained.
    */
   insertBatch(rows: readonly EventRow[], mark?: SegmentMark): InsertResult;
-  /** How far each segment of the spool log was drained (name → byte offset). */
-  segmentMarks(): Map<string, number>;
+  /** How far each segment of the spool log was drained, and how much of that is scrubbed. */
+  segmentMarks(): Map<string, SegmentState>;
+  /** Records that a segment's bytes before `scrubbed` are zeros on disk. */
+  markScrubbed(name: string, scrubbed: number): void;
   /** Forgets the mark of a segment that is gone. */
   forgetSegment(name: string): void;
   query(filter?: EventFilter): EventRow[];
@@ -411,8 +423,11 @@ function wrap(db: Database, path: string): EventLog {
       return insertAll.immediate(rows, mark);
     },
     segmentMarks() {
-      const rows = db.prepare('SELECT name, done FROM spool_segments').all() as Array<{ name: string; done: number }>;
-      return new Map(rows.map((r) => [r.name, r.done]));
+      const rows = db.prepare('SELECT name, done, scrubbed FROM spool_segments').all() as Array<{ name: string; done: number; scrubbed: number }>;
+      return new Map(rows.map((r) => [r.name, { done: r.done, scrubbed: r.scrubbed }]));
+    },
+    markScrubbed(name, scrubbed) {
+      db.prepare('UPDATE spool_segments SET scrubbed = ? WHERE name = ?').run(scrubbed, name);
     },
     forgetSegment(name) {
       db.prepare('DELETE FROM spool_segments WHERE name = ?').run(name);
