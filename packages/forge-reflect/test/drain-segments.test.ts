@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainSpool, type DrainCounts, type DrainOptions } from '../src/log/drain.js';
+import { drainSpool, openDrainedLog, type DrainCounts, type DrainOptions } from '../src/log/drain.js';
 import { openEventLog, type EventLog, type InsertResult, type SegmentMark } from '../src/log/event-log.js';
 import type { EventRow } from '../src/events.js';
 import { hasState } from '../src/log/reading-log.js';
@@ -456,6 +456,8 @@ describe('exactly once', () => {
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 12 });
     withLog(state, (log) => log.db.prepare('DELETE FROM spool_segments').run());
     expect(marks(state)).toEqual([]);
+    // its drained bytes as they were before that drain overwrote them (one killed before its scrub)
+    writeFileSync(onlySegment(state), Buffer.concat(recs.map((r) => r.bytes)));
     const late = toolRecord(50);
     append(onlySegment(state), late);
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 1, alreadyPresent: 12, rejected: 0 });
@@ -465,6 +467,18 @@ describe('exactly once', () => {
     expect(withLog(state, (log) => log.count())).toBe(13);
     const seg = onlySegment(state);
     expect(marks(state)).toEqual([{ name: seg.split('/').pop(), done: statSync(seg).size }]);
+  });
+
+  it('a scrubbed segment whose offset was lost is read again: its zeros are stepped over, neither logged nor rejected', () => {
+    const { T, state, recs } = stateWithLog(12);
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 12 });
+    withLog(state, (log) => log.db.prepare('DELETE FROM spool_segments').run());
+    const late = toolRecord(50);
+    append(onlySegment(state), late);
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 1, alreadyPresent: 0, rejected: 0, inFlight: 0 });
+    expect(ids(state)).toEqual(sorted([...recs, late].map((r) => r.id)));
+    expect(rejected(state)).toEqual([]);
+    expect(readFileSync(onlySegment(state)).equals(Buffer.alloc(statSync(onlySegment(state)).size))).toBe(true);
   });
 
   it('a segment drained to its end but not removed (killed before the removal) is removed by the next quiet drain, reading nothing', () => {
@@ -493,6 +507,159 @@ describe('exactly once', () => {
     const names = marks(state).map((m) => m.name);
     expect(names).not.toContain(oldName);
     expect(names).toEqual(segments(state));
+  });
+});
+
+/** The scrub marks: how far each segment is drained and overwritten with zeros. */
+function scrubs(stateDir: string): Array<{ name: string; done: number; scrubbed: number }> {
+  return withLog(stateDir, (log) => log.db.prepare('SELECT name, done, scrubbed FROM spool_segments ORDER BY name').all() as Array<{ name: string; done: number; scrubbed: number }>);
+}
+
+/** Whether `bytes[from, to)` are all zeros. */
+function zeros(bytes: Buffer, from = 0, to = bytes.length): boolean {
+  return bytes.subarray(from, to).equals(Buffer.alloc(to - from));
+}
+
+/** A tool record whose payload holds a password (in a prompt-like string) the drain redacts. */
+const PASSWORD = 'hunter2-Zq8vXw3Lp9';
+function secretRecord(i: number): Rec {
+  return record(JSON.stringify({ session_id: 'sec', hook_event_name: 'UserPromptSubmit', prompt: `log in with password=${PASSWORD}${i}` }), { event: 'UserPromptSubmit' });
+}
+
+describe('what a drain committed is overwritten with zeros (log/scrub.ts)', () => {
+  it('leaves no byte of a committed record in the segment, and no password anywhere in the spool, while the file stays', () => {
+    const T = Date.now();
+    const state = tempDir();
+    const recs = [secretRecord(1), toolRecord(2), secretRecord(3)];
+    append(liveLog(state), ...recs);
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 3, rejected: 0 });
+    const seg = onlySegment(state);
+    const bytes = readFileSync(seg);
+    expect(bytes.length).toBe(recs.reduce((n, r) => n + r.bytes.length, 0)); // fresh: kept for late appends
+    expect(zeros(bytes)).toBe(true);
+    expect(scrubs(state)).toEqual([{ name: seg.split('/').pop(), done: bytes.length, scrubbed: bytes.length }]);
+    const spool = join(state, 'spool');
+    for (const name of readdirSync(spool, { recursive: true }) as string[]) {
+      const path = join(spool, name);
+      if (statSync(path).isFile()) expect(readFileSync(path).includes(PASSWORD), name).toBe(false);
+    }
+    expect(JSON.parse(rows(state)[0]?.payload as string)).toMatchObject({ session_id: 'sec' });
+    // nothing for the next drain: it reads nothing and writes no zeros again
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 0, alreadyPresent: 0 });
+    expect(ids(state)).toEqual(sorted(recs.map((r) => r.id)));
+  });
+
+  it('keeps every byte a hook appends after the drain\'s read point, a record still being written included', () => {
+    const T = Date.now();
+    const state = tempDir();
+    const drain = makeDrain(state, { now: () => T });
+    const first = [secretRecord(1), secretRecord(2)];
+    append(liveLog(state), ...first);
+    expect(drain()).toMatchObject({ drained: 2 });
+    const seg = onlySegment(state);
+    const head = first.reduce((n, r) => n + r.bytes.length, 0);
+    // a hook that opened events.log before it was sealed appends to the segment
+    const late = secretRecord(3);
+    const half = secretRecord(4);
+    const cut = half.bytes.length - 15;
+    append(seg, late, half.bytes.subarray(0, cut));
+    expect(drain()).toMatchObject({ drained: 1, inFlight: 1, rejected: 0 });
+    let bytes = readFileSync(seg);
+    expect(zeros(bytes, 0, head + late.bytes.length)).toBe(true);
+    expect(bytes.subarray(head + late.bytes.length)).toEqual(half.bytes.subarray(0, cut)); // untouched
+    expect(scrubs(state)[0]).toMatchObject({ done: head + late.bytes.length, scrubbed: head + late.bytes.length });
+    // its writer finishes: the whole record is logged, then overwritten too
+    append(seg, half.bytes.subarray(cut));
+    expect(drain()).toMatchObject({ drained: 1, inFlight: 0, rejected: 0, alreadyPresent: 0 });
+    bytes = readFileSync(seg);
+    expect(zeros(bytes)).toBe(true);
+    expect(ids(state)).toEqual(sorted([...first, late, half].map((r) => r.id)));
+    expect(JSON.parse(rows(state).find((r) => r.id === half.id)?.payload as string).prompt).not.toContain(PASSWORD);
+  });
+
+  it('a drain killed between its commit and the scrub: the next drain wipes the committed bytes and takes nothing twice', () => {
+    const { T, state, recs } = stateWithLog(25);
+    const log = openEventLog(state);
+    const dying = wrapLog(log, (call, _batch, _mark, real) => {
+      const result = real();
+      if (call === 2) throw new Error('killed right after the last commit, before the scrub');
+      return result;
+    });
+    try {
+      expect(() => drainSpool(state, { warn: () => {}, now: () => T, batchSize: 10, log: dying })).toThrow();
+    } finally {
+      log.close();
+    }
+    const seg = onlySegment(state);
+    const size = statSync(seg).size;
+    expect(ids(state)).toHaveLength(25);
+    expect(scrubs(state)).toEqual([{ name: seg.split('/').pop(), done: size, scrubbed: 0 }]);
+    expect(readFileSync(seg)).toEqual(Buffer.concat(recs.map((r) => r.bytes))); // not yet overwritten
+    // the next command that reads the log (its drain takes the settled-segments shortcut otherwise)
+    const reading = openDrainedLog(state, { warn: () => {}, now: () => T });
+    reading.close();
+    expect(zeros(readFileSync(seg))).toBe(true);
+    expect(scrubs(state)).toEqual([{ name: seg.split('/').pop(), done: size, scrubbed: size }]);
+    expect(ids(state)).toEqual(sorted(recs.map((r) => r.id)));
+    expect(rejected(state)).toEqual([]);
+  });
+
+  it('a drain killed after writing the zeros but before recording them: the next drain writes them again and takes nothing twice', () => {
+    const { T, state, recs } = stateWithLog(6);
+    const log = openEventLog(state);
+    const dying: EventLog = { ...log, markScrubbed: () => { throw new Error('killed before the scrub was recorded'); } };
+    try {
+      expect(() => drainSpool(state, { warn: () => {}, now: () => T, log: dying })).toThrow('killed before the scrub was recorded');
+    } finally {
+      log.close();
+    }
+    const seg = onlySegment(state);
+    expect(zeros(readFileSync(seg))).toBe(true);
+    expect(scrubs(state)[0]).toMatchObject({ scrubbed: 0 });
+    const late = toolRecord(9);
+    append(seg, late);
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 1, alreadyPresent: 0, rejected: 0 });
+    const size = statSync(seg).size;
+    expect(zeros(readFileSync(seg))).toBe(true);
+    expect(scrubs(state)[0]).toMatchObject({ done: size, scrubbed: size });
+    expect(ids(state)).toEqual(sorted([...recs, late].map((r) => r.id)));
+  });
+
+  it('wipes a segment an earlier version drained (no scrub recorded) at the next drain, before its removal', () => {
+    const { T, state, recs } = stateWithLog(4);
+    const log = openEventLog(state);
+    const noScrub: EventLog = { ...log, markScrubbed: () => {} };
+    try {
+      // what an earlier version left: drained, the mark's scrub at 0 and the bytes as they were
+      drainSpool(state, { warn: () => {}, now: () => T, log: noScrub });
+    } finally {
+      log.close();
+    }
+    const seg = onlySegment(state);
+    writeFileSync(seg, Buffer.concat(recs.map((r) => r.bytes)));
+    setMtime(seg, T - 1_000);
+    const name = seg.split('/').pop() as string;
+    // fresh: wiped, kept
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 0, alreadyPresent: 0 });
+    expect(zeros(readFileSync(seg))).toBe(true);
+    expect(scrubs(state)).toEqual([{ name, done: statSync(seg).size, scrubbed: statSync(seg).size }]);
+    // quiet: removed
+    setMtime(seg, T - 1_000);
+    expect(drainSpool(state, { warn: () => {}, now: () => T + QUIET_MS + 1_000 })).toMatchObject({ drained: 0, alreadyPresent: 0 });
+    expect(existsSync(seg)).toBe(false);
+    expect(ids(state)).toEqual(sorted(recs.map((r) => r.id)));
+  });
+
+  it('overwrites bytes it kept in rejected/ in the segment too, the copy in rejected/ staying as it came', () => {
+    const T = Date.now();
+    const state = tempDir();
+    const a = secretRecord(1);
+    const junk = Buffer.from(`stray password=${PASSWORD}\n`);
+    append(liveLog(state), a, junk, toolRecord(2));
+    expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 2, rejected: 1 });
+    expect(zeros(readFileSync(onlySegment(state)))).toBe(true);
+    const segName = segments(state)[0] as string;
+    expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${a.bytes.length}.event`))).toEqual(junk);
   });
 });
 

@@ -28,7 +28,7 @@ function scanAll(bytes: Buffer): Array<{ kind: string; at: number; end?: number;
       out.push({ kind: 'partial', at: pos });
       break;
     }
-    out.push(s.kind === 'record' ? { kind: 'record', at: pos, end: s.end, id: s.id } : { kind: 'garbage', at: pos, end: s.end });
+    out.push(s.kind === 'record' ? { kind: 'record', at: pos, end: s.end, id: s.id } : { kind: s.kind, at: pos, end: s.end });
     expect(s.end, `progress at ${pos}`).toBeGreaterThan(pos);
     pos = s.end;
   }
@@ -93,6 +93,20 @@ describe('scanAt: a record still being written', () => {
     }
     const whole = scan(all, at, all.length);
     expect(whole).toMatchObject({ kind: 'record', id: r.id, end: all.length });
+  });
+});
+
+describe('scanAt: zeros a drain left (log/scrub.ts)', () => {
+  it('steps over a run of zeros up to the next record, and up to the limit when none follows', () => {
+    const r = record(PAYLOAD);
+    const all = Buffer.concat([Buffer.alloc(300), r.bytes, Buffer.alloc(7)]);
+    expect(scan(all)).toEqual({ kind: 'scrubbed', end: 300 });
+    expect(scanAll(all)).toEqual([
+      { kind: 'scrubbed', at: 0, end: 300 },
+      { kind: 'record', at: 300, end: 300 + r.bytes.length, id: r.id },
+      { kind: 'scrubbed', at: 300 + r.bytes.length, end: all.length },
+    ]);
+    expect(scan(all, 10, 20)).toEqual({ kind: 'scrubbed', end: 20 });
   });
 });
 

@@ -400,6 +400,13 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           commit,
           rejectBytes: (name, bytes, reason) => keepRejected(stateDir, name, bytes, reason, now()),
           forget: (name) => (log as EventLog).forgetSegment(name),
+          scrubbed: (name, to) => {
+            try {
+              (log as EventLog).markScrubbed(name, to);
+            } catch (error) {
+              if (!isBusyError(error)) throw error; // busy: the next drain writes the same zeros again
+            }
+          },
         });
         counts.inFlight += result.inFlight;
         counts.rejected += result.rejected;

@@ -15,7 +15,7 @@ import { eventQueries, type EventQueries } from './queries.js';
 
 export { BUSY_TIMEOUT_MS, isBusyError, sqliteDriver, type Database } from './connection.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
-export type { EventFilter, InsertResult, SegmentMark } from './queries.js';
+export type { EventFilter, InsertResult, SegmentMark, SegmentState } from './queries.js';
 
 export interface EventLog extends EventQueries {
   readonly path: string;

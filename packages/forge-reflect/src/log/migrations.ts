@@ -184,6 +184,10 @@ export const MIGRATIONS: readonly Migration[] = [
    CREATE VIEW sidecar_files AS
      SELECT rtrim(d.dir, '/') || '/' || s.name AS path, d.dir AS dir, s.*
      FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id;`,
+  // 11: how much of each segment's drained bytes are overwritten with zeros (scrub.ts), so a
+  // drain killed between its commit and the overwrite leaves the next drain the range to wipe. A
+  // segment an earlier version drained starts at 0: the next drain wipes all it committed.
+  `ALTER TABLE spool_segments ADD COLUMN scrubbed INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -27,6 +27,12 @@ export interface SegmentMark {
   done: number;
 }
 
+/** What the log knows of a segment: drained up to byte `done`, of which `[0, scrubbed)` is zeros on disk. */
+export interface SegmentState {
+  done: number;
+  scrubbed: number;
+}
+
 export interface InsertResult {
   inserted: number;
   ignored: number;
@@ -40,8 +46,10 @@ export interface EventQueries {
    * and, when given, how far a segment of the spool log is now drained.
    */
   insertBatch(rows: readonly EventRow[], mark?: SegmentMark): InsertResult;
-  /** How far each segment of the spool log was drained (name → byte offset). */
-  segmentMarks(): Map<string, number>;
+  /** How far each segment of the spool log was drained, and how much of that is scrubbed. */
+  segmentMarks(): Map<string, SegmentState>;
+  /** Records that a segment's bytes before `scrubbed` are zeros on disk. */
+  markScrubbed(name: string, scrubbed: number): void;
   /** Forgets the mark of a segment that is gone. */
   forgetSegment(name: string): void;
   query(filter?: EventFilter): EventRow[];
@@ -76,8 +84,11 @@ export function eventQueries(db: Database): EventQueries {
       return insertAll.immediate(rows, mark);
     },
     segmentMarks() {
-      const rows = db.prepare('SELECT name, done FROM spool_segments').all() as Array<{ name: string; done: number }>;
-      return new Map(rows.map((r) => [r.name, r.done]));
+      const rows = db.prepare('SELECT name, done, scrubbed FROM spool_segments').all() as Array<{ name: string; done: number; scrubbed: number }>;
+      return new Map(rows.map((r) => [r.name, { done: r.done, scrubbed: r.scrubbed }]));
+    },
+    markScrubbed(name, scrubbed) {
+      db.prepare('UPDATE spool_segments SET scrubbed = ? WHERE name = ?').run(scrubbed, name);
     },
     forgetSegment(name) {
       db.prepare('DELETE FROM spool_segments WHERE name = ?').run(name);

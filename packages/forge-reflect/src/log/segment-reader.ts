@@ -88,6 +88,10 @@ export function readSegment(job: SegmentJob, rules: RedactionRules, batchSize: n
       const bytes = buf.subarray(0, filled);
       while (pos < filled) {
         const scan = scanAt(bytes, pos, filled);
+        if (scan.kind === 'scrubbed') {
+          pos = scan.end;
+          continue;
+        }
         if (scan.kind === 'partial' || (scan.kind === 'garbage' && scan.open)) {
           if (full && pos === 0) {
             // A whole chunk with no record start in it: garbage, however much follows.

@@ -8,7 +8,8 @@
  * `\x1f` + exactly `bytes` payload bytes + `\n`, the last left out when the payload ends in one. The hook writes a record with one
  * append of at most 4 KiB, which the kernel never interleaves with another; a record that was cut
  * short (a full disk, a kill in the middle of the write) is found by its framing, and the scan goes
- * on from the next `\x1e`.
+ * on from the next `\x1e`. Zeros are what a drain left of records it committed (scrub.ts);
+ * a record never holds one (the hook drops NUL bytes), and a scan steps over them.
  */
 import { type Envelope, parseEnvelope } from './spool-event.js';
 
@@ -43,7 +44,9 @@ export type Scan =
   /** Bytes that are no record, up to `end` (the next record start, or the end of what was read). */
   | { kind: 'garbage'; reason: string; end: number; open: boolean }
   /** The bytes end inside what may still become a whole record (its writer may be at it). */
-  | { kind: 'partial' };
+  | { kind: 'partial' }
+  /** Zeros up to `end`: bytes a drain committed and overwrote (scrub.ts), no event and no garbage. */
+  | { kind: 'scrubbed'; end: number };
 
 /** The next record start at or after `from`, or -1. */
 function nextStart(bytes: Buffer, from: number, limit: number): number {
@@ -56,6 +59,11 @@ function nextStart(bytes: Buffer, from: number, limit: number): number {
  * record start followed it within the bytes read, so more bytes could still belong to it.
  */
 export function scanAt(bytes: Buffer, pos: number, limit: number): Scan {
+  if (bytes[pos] === 0) {
+    let end = pos + 1;
+    while (end < limit && bytes[end] === 0) end++;
+    return { kind: 'scrubbed', end };
+  }
   const garbage = (reason: string, from: number): Scan => {
     const next = nextStart(bytes, from, limit);
     return next < 0 ? { kind: 'garbage', reason, end: limit, open: true } : { kind: 'garbage', reason, end: next, open: false };
