@@ -75,6 +75,7 @@ export const MAC_VITEST = [
 export const MAC_VITEST_EXCLUDED = {
   'packages/forge-reflect/test/helper-code-cache.test.ts': 'runs the bundled node helper alone, no bash',
   'packages/forge-reflect/test/install-merge.test.ts': 'the registration text only',
+  'packages/forge-reflect/test/helper-protocol.test.ts': 'reads the Stop hook as text for the facts it sends',
   'packages/forge-reflect/test/runtimes.test.ts': 'the registration texts and payload shapes only',
   'packages/forge-reflect/test/schema-validators-generated.test.ts': 'reads the helper bundle as text',
   'packages/risk-floor/test/risk-floor.test.ts': 'a hook path in its corpus of paths',
