@@ -72,7 +72,7 @@ drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {} });
 function drainAndDie(stateDir: string, point: Point): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('drain.js'), url('event-log.js'), stateDir, point], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
