@@ -74,7 +74,12 @@ export function pluginHooks(runtime: PluginRuntime, base?: string): JsonObject {
   for (const b of bindingsFor(runtime as RuntimeId)) {
     const group: JsonObject = {};
     if (b.tool) group.matcher = '*';
-    group.hooks = [{ ...module.handler(b.hook, b.event, b.timeoutSeconds), command: pluginCommand(runtime, b.hook, b.event, base) }];
+    const handler: JsonObject = { ...module.handler(b.hook, b.event, b.timeoutSeconds), command: pluginCommand(runtime, b.hook, b.event, base) };
+    // Gemini fills an extension's `${name}` from its own variables only (extensionPath, …), never
+    // from the environment: the settings registration's "${REFLECTION_MODE:-off}" would arrive
+    // as that literal text, which the hooks take for off. The hook reads the mode it inherits.
+    if (runtime === 'gemini') delete handler.env;
+    group.hooks = [handler];
     hooks[b.event] = [group];
   }
   return runtime === 'claude-code' ? { description: `${PLUGIN_NAME}: ${DESCRIPTION}`, hooks } : { hooks };
