@@ -226,9 +226,10 @@ describe('Codex plugin, installed by the real client', () => {
     return { home, codexHome: dir };
   }
 
-  it('from a local path: a session records a sidecar and its events as codex', async () => {
+  async function codexSession(settingsToo: boolean) {
     const codex = ensureClient('codex');
     repo = makeScratchRepo();
+    if (settingsToo) installKit(repo, ['codex']);
     mock = await startMockServer([responsesRoute(CODEX_SCRIPT)]);
     const h = codexHome(mock.url, repo.dir);
     const env = { HOME: h.home, CODEX_HOME: h.codexHome };
@@ -236,6 +237,8 @@ describe('Codex plugin, installed by the real client', () => {
     expect(add.status, add.text).toBe(0);
     const install = await clientCommand(codex, ['plugin', 'add', 'forge-reflect@forge-reflect'], env);
     expect(install.status, install.text).toBe(0);
+    // The project's hooks reviewed once (what the TUI's review persists), so they count as the recording registration.
+    if (settingsToo) writeFileSync(join(h.codexHome, 'config.toml'), `\n[hooks.state.${JSON.stringify(`${repo.dir}/.codex/hooks.json:stop:0:0`)}]\ntrusted_hash = "sha256:e2e"\n`, { flag: 'a' });
     const run = await runProcess(
       codex,
       ['exec', '--sandbox', 'workspace-write', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', 'Add token rotation'],
@@ -256,7 +259,15 @@ describe('Codex plugin, installed by the real client', () => {
     expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed apply_patch', 'tool.executed Bash']);
     expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['codex']));
     const doctor = repo.cli(['doctor'], env);
-    expect(doctor.stdout).toMatch(/codex plugin .*this plugin records/);
+    expect(doctor.stdout).toMatch(settingsToo ? /codex plugin .*\.codex\/hooks\.json records; this plugin's hooks stay quiet/ : /codex plugin .*this plugin records/);
+  }
+
+  it('from a local path: a session records a sidecar and its events as codex', async () => {
+    await codexSession(false);
+  });
+
+  it('plugin and a trusted project .codex/hooks.json: each event stored once, one sidecar', async () => {
+    await codexSession(true);
   });
 });
 
@@ -332,12 +343,9 @@ describe('Gemini CLI extension, installed by the real client', () => {
 describe('the CLI installed globally, used from a repository with no package.json', () => {
   it('npm install -g: the plugin\'s Stop hook drains with it, and its install and doctor work there', async () => {
     const prefix = temp('forge-e2e-global-');
-    const npm = execFileSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', packKit()], {
-      env: baseEnv(),
-      encoding: 'utf8',
-      timeout: 600_000,
-    });
-    expect(npm).toBeDefined();
+    // Asynchronous: a long synchronous child would stall the worker's heartbeat to vitest.
+    const npm = await runProcess('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', packKit()], tmpdir(), baseEnv(), 600_000);
+    expect(npm.status, npm.stderr).toBe(0);
     const bin = join(prefix, 'bin');
     expect(existsSync(join(bin, 'forge-reflect'))).toBe(true);
     // A repository of another language: no package.json, no node_modules.
