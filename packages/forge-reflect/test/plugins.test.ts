@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingsFor } from '../src/runtimes/hook-map.js';
 import { checkPluginDir, PLUGIN_DIRS, PLUGIN_RUNTIMES, pluginHooks, renderPlugins } from '../src/runtimes/plugins.js';
-import { checkPlugins, findPlugins } from '../src/doctor/plugins.js';
+import { checkPlugins, findPlugins, settingsThatRecord } from '../src/doctor/plugins.js';
 
 const KIT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const temps: string[] = [];
@@ -132,5 +132,26 @@ describe('doctor: plugin registrations', () => {
     writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'forge-reflect@forge-reflect': false } }));
     const [check] = checkPlugins(repo, { HOME: home });
     expect(check?.detail).toContain('disabled');
+  });
+
+  it('which settings registration records, per runtime (the rule of forge_plugin_defers)', () => {
+    const home = temp();
+    const repo = join(home, 'repo');
+    const env = { HOME: home };
+    mkdirSync(join(repo, '.codex'), { recursive: true });
+    cpSync(join(KIT_ROOT, 'runtime/codex/hooks.json'), join(repo, '.codex/hooks.json'));
+    mkdirSync(join(repo, '.gemini'), { recursive: true });
+    cpSync(join(KIT_ROOT, 'runtime/gemini/settings.json'), join(repo, '.gemini/settings.json'));
+    // No vendored hooks: no registration can run.
+    expect(settingsThatRecord('gemini', repo, env)).toBeNull();
+    mkdirSync(join(repo, '.claude/hooks/forge-reflect'), { recursive: true });
+    writeFileSync(join(repo, '.claude/hooks/forge-reflect/reflect-stop-hook.sh'), '');
+    expect(settingsThatRecord('gemini', repo, env)).toBe('.gemini/settings.json');
+    expect(settingsThatRecord('claude-code', repo, env)).toBeNull();
+    // Codex: only once the project's Stop hook has a trusted hash.
+    expect(settingsThatRecord('codex', repo, env)).toBeNull();
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    writeFileSync(join(home, '.codex/config.toml'), `[hooks.state.${JSON.stringify(`${repo}/.codex/hooks.json:stop:0:0`)}]\ntrusted_hash = "sha256:x"\n`);
+    expect(settingsThatRecord('codex', repo, env)).toBe('.codex/hooks.json');
   });
 });
