@@ -30,6 +30,7 @@ forge_event_name "$event" || event=''
 forge_runtime "${2:-}" || exit 0
 
 forge_state_dir
+forge_plugin_defers && exit 0   # a plugin's hook, with a settings registration that records
 forge_ensure_state || exit 0
 forge_spool_open "$event" event-hook direct || exit 0
 payload=$FORGE_SPOOL_FILE

@@ -15,7 +15,8 @@
 # <repo>/.forge), REFLECTION_DIR (sidecars, default $FORGE_DIR/reflections), REFLECTION_INPUT
 # (self-report, default $FORGE_DIR/reflection-input.json), REFLECTION_TASK_REF, REFLECTION_AGENT,
 # REFLECTION_ATTEMPT, REFLECTION_RISK_THRESHOLD, FORGE_REFLECT_CLI (the CLI used to drain the spool;
-# default: <project>/node_modules/.bin/forge-reflect, then forge-reflect on PATH; `off`: none).
+# default: <project>/node_modules/.bin/forge-reflect, then forge-reflect on PATH, then
+# forge_cli_elsewhere in lib/common.sh; `off`: none).
 
 case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'forge_stop_cleanup 2>/dev/null; exit 0' EXIT
@@ -645,6 +646,7 @@ forge_stop_find_cli() {
       [[ $path_dir == /* && -f $path_dir/forge-reflect && -x $path_dir/forge-reflect ]] && cli=$path_dir/forge-reflect && break
     done
   fi
+  [[ -z $cli ]] && forge_cli_elsewhere && cli=$FORGE_CLI   # ~/.forge-reflect, npm's or pnpm's global bin
   [[ $cli == off ]] && cli=''
   [[ -z $cli || $cli == /* ]] || cli=$FORGE_PROJECT/$cli   # a relative FORGE_REFLECT_CLI: from the project
   [[ -n $cli && -x $cli && ! -d $cli ]] || cli=''
@@ -760,6 +762,7 @@ forge_stop_start_drain() {
 # The run, step by step.
 forge_runtime "${1:-}" || exit 0
 forge_state_dir
+forge_plugin_defers && exit 0   # a plugin's hook, with a settings registration that records
 forge_ensure_state || exit 0
 forge_stop_work_names
 forge_spool_open Stop stop-hook || exit 0

@@ -49,6 +49,7 @@ export const MAC_BATS = [
   'tests/bats/text-encoding.bats', // the hooks' own encoders, in the hook's bash
   'tests/bats/install.bats', // the vendored Stop hook, end to end
   'tests/bats/test-platform.bats', // this harness, checked from inside the hooks
+  'tests/bats/plugins.bats', // the plugins' hooks: on their own, deferring to settings, the CLI found
 ];
 /** bats files that run a hook and are not in the Mac pass, and why. */
 export const MAC_BATS_EXCLUDED = {
@@ -77,6 +78,7 @@ export const MAC_VITEST_EXCLUDED = {
   'packages/forge-reflect/test/install-merge.test.ts': 'the registration text only',
   'packages/forge-reflect/test/helper-protocol.test.ts': 'reads the Stop hook as text for the facts it sends',
   'packages/forge-reflect/test/runtimes.test.ts': 'the registration texts and payload shapes only',
+  'packages/forge-reflect/test/plugins.test.ts': 'the plugin files and doctor reading them; tests/bats/plugins.bats runs the plugins\' hooks',
   'packages/forge-reflect/test/schema-validators-generated.test.ts': 'reads the helper bundle as text',
   'packages/risk-floor/test/risk-floor.test.ts': 'a hook path in its corpus of paths',
 };

@@ -406,3 +406,62 @@ forge_payload_field() {
   done
   return 0
 }
+
+# forge_plugin_defers: succeeds when this hook runs from a plugin or extension of the kit
+# (FORGE_PLUGIN set by its command) and the project also registers the kit for the same runtime in
+# a settings file, with the vendored hooks there to run: that registration records the event and
+# this one stays quiet (settings win; one event, one row, one sidecar a turn). Claude Code runs a
+# plugin's hook and the same settings hook side by side; Copilot CLI runs every source it loads.
+# A Codex project registration counts only once its hooks have a trusted hash in the user config:
+# Codex skips untrusted hooks without a word. Reads files with builtins only, no process.
+forge_plugin_defers() {
+  [[ -n ${FORGE_PLUGIN:-} && -n ${FORGE_RUNTIME:-} ]] || return 1
+  local p=${FORGE_PROJECT%/} f text want=$FORGE_RUNTIME home=${HOME:-}
+  [[ -f $p/.claude/hooks/forge-reflect/reflect-stop-hook.sh ]] || return 1
+  local files=()
+  case $FORGE_RUNTIME in
+    claude-code) files=("$p/.claude/settings.json" "$p/.claude/settings.local.json" "${CLAUDE_CONFIG_DIR:-$home/.claude}/settings.json") ;;
+    codex)
+      f=${CODEX_HOME:-$home/.codex}/config.toml text=''
+      [[ -f $f && ! -L $f ]] && IFS= read -r -d '' -n 1048576 text <"$f"
+      [[ $text == *"$p/.codex/hooks.json:stop:"* ]] || return 1
+      files=("$p/.codex/hooks.json")
+      ;;
+    gemini) files=("$p/.gemini/settings.json" "$home/.gemini/settings.json") ;;
+    # Copilot runs the project's .claude/settings.json hooks too (forge_runtime logs them as copilot).
+    copilot)
+      files=("$p/.github/hooks/forge-reflect.json" "$p/.claude/settings.json" "$p/.claude/settings.local.json")
+      want=''
+      ;;
+    *) return 1 ;;
+  esac
+  for f in "${files[@]}"; do
+    [[ -f $f && ! -L $f ]] || continue
+    text=''
+    IFS= read -r -d '' -n 1048576 text <"$f"
+    if [[ -n $want ]]; then
+      # (JSON escapes the quote that ends a quoted script path: Codex's commands quote theirs.)
+      [[ $text == *"reflect-stop-hook.sh $want"* || $text == *"reflect-stop-hook.sh\\\" $want"* ]] && return 0
+    else
+      [[ $text == *"/.claude/hooks/forge-reflect/reflect-stop-hook.sh "* ]] && return 0
+    fi
+  done
+  return 1
+}
+
+# forge_cli_elsewhere: sets FORGE_CLI to a forge-reflect CLI installed outside the project (the
+# project's node_modules and PATH are looked at first, by the Stop hook): a prefix install in
+# ~/.forge-reflect (`npm install --prefix ~/.forge-reflect …`, or `-g --prefix`), npm's global
+# prefix as NPM_CONFIG_PREFIX names it, or pnpm's global bin (PNPM_HOME). Fails when there is none.
+forge_cli_elsewhere() {
+  local home=${HOME:-} c
+  FORGE_CLI=''
+  for c in "$home/.forge-reflect/node_modules/.bin/forge-reflect" "$home/.forge-reflect/bin/forge-reflect" \
+    "${NPM_CONFIG_PREFIX:-/nonexistent}/bin/forge-reflect" "${PNPM_HOME:-/nonexistent}/forge-reflect"; do
+    if [[ $c == /* && -f $c && -x $c ]]; then
+      FORGE_CLI=$c
+      return 0
+    fi
+  done
+  return 1
+}

@@ -26,8 +26,9 @@ check_line() { # check_line NAME: the line of that check
   forge_reflect ingest >/dev/null
   run forge_reflect doctor
   [ "$status" -eq 0 ]
-  [ "$(printf '%s\n' "$output" | grep -c '^✓')" -eq 9 ]
+  [ "$(printf '%s\n' "$output" | grep -c '^✓')" -eq 10 ]
   [[ "$(check_line 'event log')" == *"quick_check ok, 2 events"* ]]
+  [[ "$(check_line 'CLI for the hooks')" == *"FORGE_REFLECT_CLI=off"* ]]
   [[ "$output" == *"everything needed works"* ]]
 }
 
@@ -121,4 +122,18 @@ check_line() { # check_line NAME: the line of that check
   run forge_reflect doctor
   [ "$status" -eq 0 ]
   [[ "$(check_line spool)" == "!"*"1 rejected"* ]]
+}
+
+@test "the CLI the hooks would drain with: found in ~/.forge-reflect, or a warning that says how to get one" {
+  unset FORGE_REFLECT_CLI
+  export HOME="$BATS_TEST_TMPDIR/home"
+  mkdir -p "$HOME/.forge-reflect/bin"
+  PATH=$(path_without forge-reflect) run forge_reflect doctor
+  [[ "$(check_line 'CLI for the hooks')" == "! "*"find no forge-reflect CLI"* ]]
+  [[ "$output" == *"npm install -g <a clone of the kit"* ]]
+  [[ "$output" != *"npx"* ]]
+  printf '#!/bin/sh\n' >"$HOME/.forge-reflect/bin/forge-reflect"
+  chmod +x "$HOME/.forge-reflect/bin/forge-reflect"
+  PATH=$(path_without forge-reflect) run forge_reflect doctor
+  [[ "$(check_line 'CLI for the hooks')" == "✓ "*"$HOME/.forge-reflect/bin/forge-reflect"* ]]
 }

@@ -11,6 +11,7 @@ import {
   type DoctorContext,
 } from '../doctor/checks.js';
 import type { Check } from '../runtimes/module.js';
+import { checkCli, checkPlugins } from '../doctor/plugins.js';
 import { openEventLog } from '../log/event-log.js';
 import { resolveRepo } from '../install/kit.js';
 import { painter, useColour, writeJson } from '../output.js';
@@ -40,7 +41,14 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const repo = repoOrNull(args.repo);
   const stateDir = args.repo !== undefined && !process.env.FORGE_DIR ? join(repo as string, '.forge') : resolveStateDir();
   const ctx: DoctorContext = { repo, stateDir, sidecarDir: reportDirs(undefined, stateDir)[0] as string, env: process.env, now: Date.now() };
-  const checks: Check[] = [checkNode(), checkTools(), checkHooks(ctx), ...checkRegistrations(ctx), checkMode(ctx), checkStateDir(ctx), checkSpool(ctx), checkLastSidecar(ctx)];
+  // The kit installed as a runtime's plugin or extension needs no vendored hooks nor settings
+  // registration: then their absence is no failure, and each plugin says whether it records.
+  const plugins = repo === null ? [] : checkPlugins(repo, process.env);
+  let registered = [checkHooks(ctx), ...checkRegistrations(ctx)];
+  if (plugins.length > 0) {
+    registered = registered.filter((c) => !(c.status === 'fail' && (c.name === 'hook registrations' || (c.name === 'hooks vendored' && /is missing/.test(c.detail)))));
+  }
+  const checks: Check[] = [checkNode(), checkTools(), ...registered, ...plugins, checkCli(repo, process.env), checkMode(ctx), checkStateDir(ctx), checkSpool(ctx), checkLastSidecar(ctx)];
   let log = await checkEventLog(ctx);
   let repaired: string | null = null;
   if (args.repair && log.status === 'fail') {

@@ -32,6 +32,7 @@ import { changeCount, printReport, type Report, type Step } from '../install/rep
 import { dropStaleHandlers, mergeRegistration, registrationCommands, serializeJson } from '../install/settings-merge.js';
 import { planHookFiles } from '../install/hook-files.js';
 import { parseRuntimes, runtimeModule, type RuntimeId } from '../runtimes/index.js';
+import { findPlugins } from '../doctor/plugins.js';
 
 const LINK_FIX = 'replace the link with a real folder, then run install again';
 
@@ -229,6 +230,15 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   if (args.local && !runtimes.includes('claude-code')) notes.push('--local applies to Claude Code only; the other runtimes have one project file each');
   if (settingsRel.endsWith('settings.local.json') && gitIgnores(repo, settingsRel) === false) {
     notes.push(`${settingsRel} is not ignored by git; add it to .gitignore if the hooks should stay yours alone`);
+  }
+
+  // The kit installed as this runtime's plugin or extension too: the settings registration records
+  // and the plugin's hooks stay quiet in this repository (hooks/lib/common.sh forge_plugin_defers).
+  for (const p of findPlugins(repo, process.env).filter((f) => runtimes.includes(f.runtime) && f.enabled)) {
+    notes.push(
+      `${runtimeModule(p.runtime).label} also has the forge-reflect plugin (${p.source}): in this repository the settings registration records and the plugin's hooks stay quiet, so each event is stored once (forge-reflect doctor lists both)` +
+        (p.runtime === 'codex' ? '; for Codex only once the project hooks are trusted (until then the plugin records)' : ''),
+    );
   }
 
   if (!dryRun) for (const write of writes) write();

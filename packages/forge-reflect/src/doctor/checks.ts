@@ -290,6 +290,11 @@ export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
       db.close();
     }
   } catch (error) {
-    return fail(name, `${path} is not a usable database (${(error as Error).message})`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
+    const message = (error as Error).message;
+    // better-sqlite3 without its native build: pnpm 10 skips a dependency's build unless approved.
+    if (/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|Cannot find module 'better-sqlite3'/.test(message)) {
+      return fail(name, `better-sqlite3, the log's driver, cannot load (${message.split('\n')[0]})`, 'pnpm 10: pnpm approve-builds (choose better-sqlite3), or add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json, then pnpm rebuild better-sqlite3; npm or yarn: npm rebuild better-sqlite3');
+    }
+    return fail(name, `${path} is not a usable database (${message})`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
   }
 }
