@@ -585,6 +585,23 @@ written_events() {
   [ -z "$(find "$REPO/.forge" -name '.tmp-*')" ]
 }
 
+@test "a turn that ended on a model error, its helper stopped: the hook's own reflection.written names the error" {
+  local fake=$BATS_TEST_TMPDIR/stopped-node
+  mkdir -p "$fake"
+  printf '%s\n%s\n' "$FAKE_SH" 'exit 1' >"$fake/node" && chmod +x "$fake/node"
+  printf '%s' '{"session_id":"s-err","hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429)"}' >"$BATS_TEST_TMPDIR/failure.json"
+  PATH="$fake:$PATH" stop "$BATS_TEST_TMPDIR/failure.json"
+  assert_promise
+  [ "$(jget "$(last_sidecar)" provenance.degraded)" = true ]
+  written_events >"$BATS_TEST_TMPDIR/written.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report_note)" = '"the turn ended on an error (StopFailure: rate_limit): there is no final answer"' ]
+  # Any other turn's carries no note.
+  rm -f "$REPO"/.forge/spool/*.event
+  PATH="$fake:$PATH" stop
+  written_events >"$BATS_TEST_TMPDIR/written.json"
+  [ "$(jget "$BATS_TEST_TMPDIR/written.json" self_report_note)" = undefined ]
+}
+
 @test "a helper that is gone before the facts reach it (its stdin closed, or exited) costs the self-report, never the sidecar" {
   # Writing to a pipe nobody reads raises SIGPIPE in the hook: it must not end the run.
   stop_with_fake_node deaf-node 'exec 0<&-; sleep 1'

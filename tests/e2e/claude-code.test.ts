@@ -8,10 +8,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicRoute, type AssistantTurn } from './support/anthropic-mock.js';
+import { anthropicErrorRoute, anthropicRoute, type AssistantTurn } from './support/anthropic-mock.js';
 import { leftRunning, MARK_NAME, newMark } from './support/left-running.js';
 import { macClient, NOT_ON_A_MAC, type MacClient } from './support/macos-like.js';
-import { startMockServer, type MockServer } from './support/mock-server.js';
+import { startMockServer, type MockServer, type Route } from './support/mock-server.js';
 import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf } from './support/records.js';
 import { runClaude } from './support/run-claude.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
@@ -73,14 +73,14 @@ function expectRanOnTheMac(client: MacClient, modeSet: boolean): void {
 async function session(
   script: AssistantTurn[],
   prompt: string,
-  options: { mode?: 'solo' | null; permissionMode?: 'bypassPermissions' | 'default'; cwdRel?: string; onMac?: boolean } = {},
+  options: { mode?: 'solo' | null; permissionMode?: 'bypassPermissions' | 'default'; cwdRel?: string; onMac?: boolean; routes?: Route[]; env?: NodeJS.ProcessEnv; status?: number } = {},
 ) {
-  mock = await startMockServer([anthropicRoute(script)]);
+  mock = await startMockServer([...(options.routes ?? []), anthropicRoute(script)]);
   if (options.onMac) mac = macClient();
   const mark = newMark();
-  const env = { ...(options.mode === null ? {} : { REFLECTION_MODE: options.mode ?? 'solo' }), ...(mac?.env ?? {}), [MARK_NAME]: mark };
+  const env = { ...(options.mode === null ? {} : { REFLECTION_MODE: options.mode ?? 'solo' }), ...(mac?.env ?? {}), ...options.env, [MARK_NAME]: mark };
   const run = await runClaude({ cwd: join(repo!.dir, options.cwdRel ?? ''), mockUrl: mock.url, prompt, env, permissionMode: options.permissionMode });
-  expect(run.status, `claude exited ${run.status}: ${run.stderr.slice(0, 2000)}`).toBe(0);
+  expect(run.status, `claude exited ${run.status}: ${run.stderr.slice(0, 2000)}`).toBe(options.status ?? 0);
   expect(mock.violations.map((v) => `${v.method} ${v.path}`)).toEqual([]);
   expect(mock.requests.length).toBeGreaterThan(0);
   if (mac) expectRanOnTheMac(mac, options.mode !== null);
@@ -224,6 +224,32 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s: the traps of real ses
     expect(sidecar?.files_changed).toContain('.claude/settings.json');
     expect(sidecar?.risk.surface).toBe('auth');
     expect(sidecar?.risk.needs_review).toBe(true);
+  });
+
+  it('a turn that ends on a model error (HTTP 429: StopFailure, no Stop) still gets its sidecar, degraded, with the reason', async () => {
+    repo = makeScratchRepo();
+    installKit(repo);
+    // The second call fails: after the first tool call, so the turn has a change to record. No
+    // retries: the client would otherwise back off and ask again.
+    const run = await session([WRITE(join(repo.dir, 'src/auth/token.ts')), DONE()], 'rotate the token', {
+      onMac,
+      routes: [anthropicErrorRoute(429, 'rate_limit_error', 'mock: scripted rate limit', 1)],
+      env: { CLAUDE_CODE_MAX_RETRIES: '0' },
+      status: 1,
+    });
+    const all = sidecars();
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ session_id: run.sessionId, agent: 'claude-code', confidence: null, files_changed: ['src/auth/token.ts'] });
+    expect(all[0]!.provenance.degraded).toBe(true);
+    expect(all[0]!.risk.surface).toBe('auth');
+    const log = events();
+    expect(log.filter((e) => e.type === 'turn.stopped').map((e) => e.hook_event)).toEqual(['StopFailure']);
+    const written = log.filter((e) => e.type === 'reflection.written');
+    expect(written).toHaveLength(1);
+    // On the Mac (no setsid) the exiting client may stop the hook's node helper: the bash fallback
+    // then names the error's type alone.
+    if (mac) expect(written[0]!.payload.self_report_note).toMatch(/^the turn ended on an error \(StopFailure: rate_limit(: API Error: .*)?\): there is no final answer$/);
+    else expect(written[0]!.payload.self_report_note).toMatch(/^the turn ended on an error \(StopFailure: rate_limit: API Error: .*429.*mock: scripted rate limit\): there is no final answer$/);
   });
 
   it('in the default permission mode the self-report in the final answer lands with no command and no prompt', async () => {

@@ -38,13 +38,13 @@ const userSettings = (): JsonObject => ({
 });
 
 describe('the canonical registration', () => {
-  it('is entirely ours, every command a mode check around exec bash of a script under a quoted $CLAUDE_PROJECT_DIR', () => {
+  it('is entirely ours, every command a mode check around exec bash of a script under a quoted $CLAUDE_PROJECT_DIR (StopFailure\'s detached)', () => {
     expect(EVENTS).toContain('Stop');
     expect(EVENTS).toContain('PostToolUse');
     for (const { groups } of registration.events) {
       for (const group of groups) {
         for (const command of groupCommands(group)) {
-          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
+          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|(trap '' TERM; S=; command -v setsid >\/dev\/null 2>&1 && S=setsid; BASH_ENV= exec \$S |BASH_ENV= exec )bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
         }
       }
     }

@@ -51,7 +51,7 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   'session-end.json': { runtime: 'claude-code', type: 'session.ended', hookEvent: 'SessionEnd', sessionId: CLAUDE_SESSION },
   'session-start.json': { runtime: 'claude-code', type: 'session.started', hookEvent: 'SessionStart', sessionId: CLAUDE_SESSION },
   'stop-continuation.json': { runtime: 'claude-code', type: 'turn.stopped', hookEvent: 'Stop', sessionId: CLAUDE_SESSION },
-  'stop-failure.json': { runtime: 'claude-code', type: 'event.unknown', hookEvent: 'StopFailure', sessionId: CLAUDE_SESSION },
+  'stop-failure.json': { runtime: 'claude-code', type: 'turn.stopped', hookEvent: 'StopFailure', sessionId: CLAUDE_SESSION },
   'stop-pre-v2.1.47.json': { runtime: 'claude-code', type: 'turn.stopped', hookEvent: 'Stop', sessionId: CLAUDE_SESSION },
   'stop.json': { runtime: 'claude-code', type: 'turn.stopped', hookEvent: 'Stop', sessionId: CLAUDE_SESSION, agentId: null },
   'subagent-stop.json': { runtime: 'claude-code', type: 'subagent.stopped', hookEvent: 'SubagentStop', sessionId: CLAUDE_SESSION, agentId: 'a4d2c8f1e0b3a297' },

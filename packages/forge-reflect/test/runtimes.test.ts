@@ -79,10 +79,10 @@ describe('the hook map and the registrations generated from it', () => {
     expect(after.command).toMatch(/reflect-event-hook\.sh AfterTool gemini; exit 0$/);
   });
 
-  it('every role names a kit hook, and the Stop role is served by the stop hook everywhere', () => {
-    for (const runtime of ['claude-code', 'codex', 'gemini'] as const) {
+  it('every role names a kit hook, and the Stop role (and a model error\'s end) is served by the stop hook everywhere', () => {
+    for (const runtime of ['claude-code', 'codex', 'gemini', 'qwen', 'cline'] as const) {
       const stops = bindingsFor(runtime).filter((b) => b.hook === 'stop').map((b) => b.event);
-      expect(stops).toEqual([{ 'claude-code': 'Stop', codex: 'Stop', gemini: 'AfterAgent' }[runtime]]);
+      expect(stops).toEqual({ 'claude-code': ['Stop', 'StopFailure'], codex: ['Stop'], gemini: ['AfterAgent'], qwen: ['Stop', 'StopFailure'], cline: ['TaskComplete', 'TaskError'] }[runtime]);
     }
     expect(new Set(HOOK_MAP.map((r) => r.role)).size).toBe(HOOK_MAP.length);
   });

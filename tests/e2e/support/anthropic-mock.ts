@@ -63,3 +63,18 @@ export function anthropicRoute(script: AssistantTurn[]): Route {
     return true;
   };
 }
+
+/**
+ * A route answering the main loop's calls with an API error (`status`, Anthropic's error body)
+ * from the `fromTurn`th turn on (counted as in anthropicRoute); earlier calls are left to the
+ * routes after it.
+ */
+export function anthropicErrorRoute(status: number, errorType: string, message: string, fromTurn = 0): Route {
+  return (request: RecordedRequest, res: ServerResponse) => {
+    if (request.method !== 'POST' || !request.path.startsWith('/v1/messages')) return false;
+    if (request.path.startsWith('/v1/messages/count_tokens')) return false;
+    if (toolResultCount(JSON.parse(request.body) as MessagesRequest) < fromTurn) return false;
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: errorType, message } }));
+    return true;
+  };
+}

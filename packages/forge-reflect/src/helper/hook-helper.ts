@@ -82,14 +82,44 @@ function readPayload(path: string | undefined): string | null {
   return newline < 0 ? null : text.slice(newline + 1);
 }
 
-/** A SessionEnd with reason "error": the turn it ends had no Stop (Copilot CLI after a model error). */
-function endedOnError(payload: string): boolean {
-  try {
-    const raw = JSON.parse(payload) as Record<string, unknown>;
-    return raw?.hook_event_name === 'SessionEnd' && raw.reason === 'error';
-  } catch {
-    return false;
+/** One line of a payload's error text for a note: control characters dropped, cut to `max`. */
+function errorText(value: unknown, max: number): string {
+  let text = '';
+  if (typeof value === 'string') text = value;
+  else if (value !== null && typeof value === 'object') {
+    // Cline's `{name, message, stack}`: the name and message (the stack names the client's files).
+    const { name, message } = value as Record<string, unknown>;
+    text = [name, message].filter((part) => typeof part === 'string' && part !== '').join(': ');
   }
+  text = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * Why the turn has no final answer, when it ended on a model error: Claude Code's and Qwen Code's
+ * StopFailure (its last_assistant_message is the API error's text, never the agent's answer),
+ * Cline's TaskError (`hookName` agent_error), Copilot CLI's SessionEnd with reason "error" (no
+ * Stop). Null for any other payload.
+ */
+function errorEndNote(payload: string): string | null {
+  // Every Stop comes through here: its payload is parsed a second time only when it may be one.
+  if (!payload.includes('"StopFailure"') && !payload.includes('"agent_error"') && !payload.includes('"SessionEnd"')) return null;
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(payload) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (raw === null || typeof raw !== 'object') return null;
+  let what: string;
+  if (raw.hook_event_name === 'StopFailure') what = 'StopFailure';
+  else if (raw.hookName === 'agent_error') what = 'TaskError';
+  else if (raw.hook_event_name === 'SessionEnd' && raw.reason === 'error') what = 'Copilot CLI: ErrorOccurred, then SessionEnd with reason "error", no Stop';
+  else return null;
+  // StopFailure's details are optional; its last_assistant_message is then the error as shown.
+  const details = errorText(raw.error_details, 300) || (what === 'StopFailure' ? errorText(raw.last_assistant_message, 300) : '');
+  const error = [errorText(raw.error, 100), details].filter((part) => part !== '').join(': ');
+  return `the turn ended on an error (${what}${error ? `: ${error}` : ''}): there is no final answer`;
 }
 
 function transcriptPath(payload: string): string | null {
@@ -130,7 +160,8 @@ function copilotAnswer(path: string): { answer: string | null; note?: string } {
   return { answer: null, note: `the turn's final answer was not in the Copilot CLI transcript within ${COPILOT_ANSWER_WAIT_MS} ms` };
 }
 
-type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refusedBlock?: string; note?: string };
+/** `errorEnd`: the turn ended on a model error (the note says which): its sidecar is degraded whatever the self-report. */
+type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refusedBlock?: string; note?: string; errorEnd?: boolean };
 
 /**
  * The self-report of this turn: the final answer's `reflection` block when there is one (from the
@@ -139,14 +170,15 @@ type Chosen = { file: SelfReportFile; source: 'answer' | 'file' | 'none'; refuse
  */
 function chooseSelfReport(env: Facts): Chosen {
   const payload = readPayload(env.FORGE_H_PAYLOAD);
+  // An error end is read for its note only: neither its payload nor the transcript holds an answer.
+  const errorNote = payload === null ? null : errorEndNote(payload);
+  if (errorNote !== null) return { ...chooseSelfReportFile(env), note: errorNote, errorEnd: true };
   let answer = payload === null ? null : answerFromPayload(payload);
   let note: string | undefined;
   if (answer === null && payload !== null) {
     const transcript = transcriptPath(payload);
     if (transcript !== null && isCopilotTranscript(transcript)) {
       ({ answer, note } = copilotAnswer(transcript));
-    } else if (endedOnError(payload)) {
-      note = 'the turn ended on an error (Copilot CLI: ErrorOccurred, then SessionEnd with reason "error", no Stop): there is no final answer';
     } else {
       const tail = transcript === null ? null : readText(transcript, TRANSCRIPT_TAIL_BYTES);
       if (tail !== null) answer = answerFromTranscriptTail(tail);
@@ -162,7 +194,13 @@ function chooseSelfReport(env: Facts): Chosen {
   if (block.kind === 'unterminated') {
     return { file: { kind: 'unreadable', reason: 'the reflection block in the final answer is not closed with ```' }, source: 'answer', refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES) };
   }
-  if (!env.FORGE_H_INPUT) return { file: { kind: 'absent' }, source: 'none', ...(note ? { note } : {}) };
+  const chosen = chooseSelfReportFile(env);
+  return note && chosen.source === 'none' ? { ...chosen, note } : chosen;
+}
+
+/** The self-report file the hook took for this session, when the answer gave none. */
+function chooseSelfReportFile(env: Facts): Chosen {
+  if (!env.FORGE_H_INPUT) return { file: { kind: 'absent' }, source: 'none' };
   const file = readSelfReportFile(env.FORGE_H_INPUT);
   const startedUs = Number(env.FORGE_H_SESSION_START_US);
   if (file.kind === 'text' && Number.isSafeInteger(startedUs) && startedUs > 0 && !namesSession(file.text)) {
@@ -223,6 +261,9 @@ function main(env: Facts): number {
     // (unset, nearly always: no regex is built to read it)
     threshold: (env.REFLECTION_RISK_THRESHOLD ? parseThresholdText(env.REFLECTION_RISK_THRESHOLD) : undefined) ?? DEFAULT_THRESHOLD,
   });
+  // A turn cut short by a model error is degraded even with a self-report file: the agent wrote it
+  // before the turn ended, not about the turn's end.
+  if (chosen.errorEnd) built.sidecar.provenance.degraded = true;
   const fd = openSync(out, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(built.sidecar, null, 2)}\n`);
@@ -258,8 +299,9 @@ function main(env: Facts): number {
       degraded: built.sidecar.provenance.degraded,
       self_report: built.selfReport,
       self_report_source: chosen.source,
-      // Why the answer gave no self-report, when the reader can say (Copilot CLI's transcript).
-      ...(chosen.note && chosen.source === 'none' ? { self_report_note: chosen.note } : {}),
+      // Why the answer gave no self-report, when the reader can say (Copilot CLI's transcript, a
+      // model error).
+      ...(chosen.note ? { self_report_note: chosen.note } : {}),
     });
   }
   // Last, and only once the sidecar stands under its final name: until then the hook's bash

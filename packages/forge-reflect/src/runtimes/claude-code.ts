@@ -59,8 +59,19 @@ const shape: ShapeRule = {
 export function claudeCommand(hook: KitHook, event: string): string {
   const args = hook === 'event' ? `${event} claude-code` : 'claude-code';
   const locale = hook === 'event' ? 'LC_ALL=C ' : '';
-  return `case "$REFLECTION_MODE" in solo|orchestrated) ${locale}BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/${scriptPath(hook)} ${args};; esac`;
+  const detach = event === 'StopFailure' ? STOP_FAILURE_DETACH : '';
+  return `case "$REFLECTION_MODE" in solo|orchestrated) ${detach}${locale}BASH_ENV= exec ${detach ? '$S ' : ''}bash "$CLAUDE_PROJECT_DIR"/${scriptPath(hook)} ${args};; esac`;
 }
+
+/**
+ * A headless Claude Code (`claude -p`) ends its process right after StopFailure: it sends the
+ * StopFailure hook's process group SIGTERM at once, then SIGKILL, before the hook could write the
+ * turn's sidecar. So that hook starts with SIGTERM ignored (kept across exec) and, where there is
+ * setsid(1), in a session of its own, out of reach of both (node resets SIGTERM at its start, so the
+ * ignored signal alone would still stop the helper). Claude Code ignores a StopFailure hook's exit
+ * code and output, and the hook bounds its own time (the git budget, the helper's limit).
+ */
+const STOP_FAILURE_DETACH = "trap '' TERM; S=; command -v setsid >/dev/null 2>&1 && S=setsid; ";
 
 export const claudeCode: RuntimeModule = {
   id: 'claude-code',

@@ -42,9 +42,12 @@ export const HOOK_MAP: readonly HookRole[] = [
   { role: 'session-end', hook: 'event', tool: false, timeoutSeconds: 10, type: 'session.ended', events: { 'claude-code': 'SessionEnd', codex: 'SessionEnd', gemini: 'SessionEnd', qwen: 'SessionEnd', cline: 'SessionShutdown', copilot: 'SessionEnd' } },
   { role: 'interrupt', hook: 'event', tool: false, timeoutSeconds: 3, type: 'turn.interrupted', events: { codex: 'Interrupt' } },
   { role: 'turn-end', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { 'claude-code': 'Stop', codex: 'Stop', gemini: 'AfterAgent', qwen: 'Stop', cline: 'TaskComplete', opencode: 'session.idle', copilot: 'Stop' } },
-  // A turn that ends on a model error has no turn-end event in Cline (TaskError instead of
-  // TaskComplete): the Stop hook writes its sidecar, degraded (no answer), the error in the event.
-  { role: 'turn-error', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { cline: 'TaskError' } },
+  // A turn that ends on a model error fires no turn-end event: Claude Code and Qwen Code fire
+  // StopFailure instead of Stop (Qwen only in its TUI and ACP modes: headless it fires nothing),
+  // Cline TaskError instead of TaskComplete. The Stop hook writes the turn's sidecar, degraded
+  // (the payload's last message is the API error's text, never a self-report), the error in the
+  // reflection.written event's self_report_note.
+  { role: 'turn-error', hook: 'stop', tool: false, timeoutSeconds: 30, type: 'turn.stopped', events: { 'claude-code': 'StopFailure', qwen: 'StopFailure', cline: 'TaskError' } },
 ];
 
 export interface Binding {
