@@ -70,6 +70,7 @@ export const MAC_VITEST = [
   'packages/forge-reflect/test/runtime-copilot.test.ts', // Copilot running Claude's hooks, named by COPILOT_CLI
   'packages/forge-reflect/test/runtime-opencode.test.ts', // the opencode plugin handing events to the hooks
   'packages/forge-reflect/test/runtime-cline.test.ts', // Cline's hook files calling the hooks
+  'packages/forge-reflect/test/stop-failure.test.ts', // a turn ended on a model error, through the real Stop hook
 ];
 
 /** Files naming a hook that run none, and why (checked by tests/bats/test-platform.bats). */
