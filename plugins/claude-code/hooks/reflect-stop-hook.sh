@@ -734,12 +734,32 @@ forge_stop_consume_inputs() {
   fi
 }
 
+# forge_stop_error_note: sets FORGE_JSON to `,"self_report_note":"…"` when this turn ended on a model
+# error (StopFailure, Cline's TaskError), else to nothing: the helper's note, in short (the error's
+# type only), for a reflection.written the helper did not write. A headless Claude Code stops the
+# helper of a StopFailure hook on a Mac (no setsid there: runtimes/claude-code.ts).
+forge_stop_error_note() {
+  local what=''
+  FORGE_JSON=''
+  [[ -n $work && -f $work.payload ]] || return 0
+  forge_payload_field "$work.payload" hook_event_name hookName
+  case $FORGE_FIELD in
+    StopFailure) what=StopFailure ;;
+    agent_error) what=TaskError ;;
+    *) return 0 ;;
+  esac
+  forge_payload_field "$work.payload" error
+  forge_json_string "the turn ended on an error ($what${FORGE_FIELD:+: ${FORGE_FIELD:0:100}}): there is no final answer"
+  FORGE_JSON=",\"self_report_note\":$FORGE_JSON"
+}
+
 forge_stop_spool_written() {
   # reflection.written, unless the helper spooled it (what a stopped helper half-wrote goes first).
   if [[ -z $written_final || ! -e $written_final ]]; then
     [[ -n $written_tmp && (-e $written_tmp || -L $written_tmp) ]] && rm -f -- "$written_tmp"
+    forge_stop_error_note
     forge_spool_write reflection.written stop-hook \
-      "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"}"
+      "{\"sidecar\":$sidecar_json,\"session_id\":$session_json,\"task_ref\":$task_json,\"degraded\":$degraded,\"self_report\":\"${status%% *}\",\"self_report_source\":\"$source_used\"$FORGE_JSON}"
   fi
 }
 

@@ -71,7 +71,7 @@ export function claudeCommand(hook: KitHook, event: string): string {
  * ignored signal alone would still stop the helper). Claude Code ignores a StopFailure hook's exit
  * code and output, and the hook bounds its own time (the git budget, the helper's limit).
  */
-const STOP_FAILURE_DETACH = "trap '' TERM; S=; command -v setsid >/dev/null 2>&1 && S=setsid; ";
+export const STOP_FAILURE_DETACH = "trap '' TERM; S=; command -v setsid >/dev/null 2>&1 && S=setsid; ";
 
 export const claudeCode: RuntimeModule = {
   id: 'claude-code',

@@ -22,7 +22,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from './module.js';
 import { bindingsFor, KIT_SCRIPTS, type KitHook, type RuntimeId } from './hook-map.js';
-import { claudeCode } from './claude-code.js';
+import { claudeCode, STOP_FAILURE_DETACH } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import type { RuntimeModule } from './module.js';
@@ -49,7 +49,8 @@ export function pluginCommand(runtime: PluginRuntime, hook: KitHook, event: stri
     case 'claude-code': {
       // As the settings command (claude-code.ts): the mode checked by `sh` first, bash only when on.
       const locale = hook === 'event' ? 'LC_ALL=C ' : '';
-      return `case "$REFLECTION_MODE" in solo|orchestrated) ${locale}BASH_ENV= FORGE_PLUGIN=1 exec bash "${base ?? '${CLAUDE_PLUGIN_ROOT}/hooks'}"/${script} ${args};; esac`;
+      const detach = event === 'StopFailure' ? STOP_FAILURE_DETACH : '';
+      return `case "$REFLECTION_MODE" in solo|orchestrated) ${detach}${locale}BASH_ENV= FORGE_PLUGIN=1 exec ${detach ? '$S ' : ''}bash "${base ?? '${CLAUDE_PLUGIN_ROOT}/hooks'}"/${script} ${args};; esac`;
     }
     case 'codex': {
       // Codex sets PLUGIN_ROOT (and CLAUDE_PLUGIN_ROOT) for a plugin's hooks; the project is found
