@@ -1,5 +1,6 @@
 // `events`: its options and examples; the run is events.ts, imported only when the command runs.
 import { flag, text, type CommandSpec } from './options.js';
+import { RUNTIME_IDS } from '../runtimes/hook-map.js';
 
 export const eventsCommand: CommandSpec = {
   command: 'events',
@@ -9,7 +10,7 @@ export const eventsCommand: CommandSpec = {
       .option('session', text('a session id, or its first characters'))
       .option('type', text('an event type: tool.executed, tool.failed, turn.stopped, …'))
       .option('tool', text('a tool name (any case), e.g. Bash'))
-      .option('runtime', text('only events of this runtime: claude-code, codex, gemini, unknown, …'))
+      .option('runtime', text(`only events of this runtime: ${RUNTIME_IDS.join(', ')}, unknown`))
       .option('since', text('ISO-8601 time or an age: 30m, 2h, 7d'))
       .option('limit', text('show the latest N matching events (default 50)'))
       .option('json', flag('print full rows, payload parsed, as JSON')),

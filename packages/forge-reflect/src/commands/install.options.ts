@@ -1,12 +1,13 @@
 // `install`: its options and examples; the run is install.ts, imported only when the command runs.
 import { flag, text, texts, type CommandSpec } from './options.js';
+import { RUNTIME_IDS } from '../runtimes/hook-map.js';
 
 export const installCommand: CommandSpec = {
   command: 'install',
-  describe: "Vendor the hooks into a repo and register them in each runtime's own file (Claude Code, Codex, Gemini CLI)",
+  describe: "Vendor the hooks into a repo and register them in each runtime's own file (Claude Code, Codex, Gemini CLI, Qwen Code, Cline, opencode, Copilot CLI)",
   builder: (y) =>
     y
-      .option('runtime', texts('claude-code (default), codex, gemini or all; repeat for several'))
+      .option('runtime', texts(`${RUNTIME_IDS.join(', ')} or all (default claude-code); repeat for several`))
       .option('repo', text('the repository (default: the git top level of the cwd)'))
       .option('local', flag('register in .claude/settings.local.json (personal, not committed)'))
       .option('dry-run', flag('print the changes, write nothing'))

@@ -1,5 +1,6 @@
 // `report`: its options and examples; the run is report.ts, imported only when the command runs.
 import { flag, text, texts, type CommandSpec } from './options.js';
+import { RUNTIME_IDS } from '../runtimes/hook-map.js';
 
 export const reportCommand: CommandSpec = {
   command: 'report',
@@ -12,7 +13,7 @@ export const reportCommand: CommandSpec = {
       .option('surface', { type: 'string', choices: ['auth', 'data', 'infra', 'ui', 'build', 'test', 'docs', 'none'], describe: 'only this risk surface' })
       .option('needs-review', { type: 'boolean', describe: 'only those that need review (--no-needs-review: only those that do not)' })
       .option('agent', text('only this agent'))
-      .option('runtime', text('only sidecars written under this runtime (their agent): claude-code, codex, gemini'))
+      .option('runtime', text(`only sidecars written under this runtime (their agent): ${RUNTIME_IDS.join(', ')}`))
       .option('task', text('only this task_ref'))
       .option('session', text('only this session id (or a prefix of one)'))
       .option('degraded', { type: 'boolean', describe: 'only degraded sidecars (--no-degraded: only complete ones)' })
