@@ -151,43 +151,30 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     // The registration folders install created (.codex/, .gemini/) go when this left them empty.
     const forgotten = targetRels.filter((rel) => manifest?.settings[rel] !== undefined);
     const emptied: string[] = [];
+    /** A folder install created goes when this run left nothing else in it. */
+    const removeIfEmptied = (dir: string) => {
+      if (!manifest?.created_dirs.includes(dir)) return;
+      const path = join(repo, dir);
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(path);
+      } catch {
+        return;
+      }
+      if (!entries.every((name) => gone.has(join(path, name)))) return;
+      steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
+      emptied.push(dir);
+      gone.add(path);
+      writes.push(() => {
+        rmdirIfEmpty(path);
+      });
+    };
     for (const rel of targetRels) {
       const dir = rel.slice(0, rel.lastIndexOf('/'));
-      if (!manifest?.created_dirs.includes(dir) || dir === '.claude') continue;
-      const path = join(repo, dir);
-      let entries: string[] = [];
-      try {
-        entries = readdirSync(path);
-      } catch {
-        continue;
-      }
-      if (entries.every((name) => gone.has(join(path, name)))) {
-        steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
-        emptied.push(dir);
-        writes.push(() => {
-          rmdirIfEmpty(path);
-        });
-      }
+      if (dir !== '.claude') removeIfEmptied(dir);
     }
     // The hook files' folders install created, deepest first, when this left them empty.
-    for (const dir of [...hookDirs].sort((a, b) => b.split('/').length - a.split('/').length)) {
-      if (!manifest?.created_dirs.includes(dir)) continue;
-      const path = join(repo, dir);
-      let entries: string[] = [];
-      try {
-        entries = readdirSync(path);
-      } catch {
-        continue;
-      }
-      if (entries.every((name) => gone.has(join(path, name)))) {
-        steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
-        emptied.push(dir);
-        gone.add(path);
-        writes.push(() => {
-          rmdirIfEmpty(path);
-        });
-      }
-    }
+    for (const dir of [...hookDirs].sort((a, b) => b.split('/').length - a.split('/').length)) removeIfEmptied(dir);
     if (manifest && (forgotten.length > 0 || emptied.length > 0 || hookForgotten.length > 0)) {
       const rest: InstallManifest = { ...manifest, settings: { ...manifest.settings }, created_dirs: manifest.created_dirs.filter((d) => !emptied.includes(d)) };
       for (const rel of forgotten) delete rest.settings[rel];
