@@ -4,7 +4,8 @@
 // status at 10^5 and 10^6 files. Also the growth exponent of each against the size, git's beside.
 //
 // Two starts: a clean tree, and a tree already dirty at SessionStart (a file edited, one deleted,
-// one new), which the session must not be blamed for. In each session the agent edits two files,
+// one new), which the session must not be blamed for; from 10^5 files a third, a clean tree with
+// git's untracked cache on. In each session the agent edits two files,
 // deletes one, adds one in an old folder and one in a new folder; every Stop's sidecar must name
 // exactly those five, or the suite fails.
 //
@@ -68,9 +69,16 @@ export async function run(ctx) {
       // Untimed: git refreshes the stat data of the files put back, so no timed status pays for it.
       execFileSync('git', ['status', '--porcelain'], { cwd: repo, stdio: 'ignore' });
     };
-    for (const start of ['clean', 'dirty']) {
+    // The third start: a clean tree where the user has git's untracked cache on (core.untrackedCache,
+    // as feature.manyFiles sets it), which the hooks must use rather than defeat.
+    const gitConfig = (...a) => execFileSync('git', ['config', ...a], { cwd: repo, stdio: 'ignore' });
+    const starts = size >= 100_000 ? ['clean', 'dirty', 'untracked cache'] : ['clean', 'dirty'];
+    for (const start of starts) {
+      if (start === 'untracked cache') gitConfig('core.untrackedCache', 'true');
       const times = { status: [], start: [], stop: [] };
-      const count = size >= 1_000_000 ? Math.min(runs, 11) : runs;
+      const wrong = [];
+      // A run at 10^6 is four full looks at the tree (~15 s here): fewer runs there.
+      const count = size >= 1_000_000 ? Math.min(runs, 7) : runs;
       for (let i = 0; i < count; i += 1) {
         restore();
         if (start === 'dirty') {
@@ -78,7 +86,7 @@ export async function run(ctx) {
           rmSync(join(repo, before.del));
           put(before.add, 'notes\n');
         }
-        const id = `bench-${start}-${size}-${i}`;
+        const id = `bench-${start.replace(' ', '-')}-${size}-${i}`;
         times.status.push(gitStatus());
         times.start.push(timed('sh', ['-c', startHook], JSON.stringify({ session_id: id, hook_event_name: 'SessionStart', source: 'startup' })));
         for (const path of session.edits) put(path, `changed in the session ${i}\n`);
@@ -90,14 +98,20 @@ export async function run(ctx) {
         const dir = join(repo, '.forge/reflections');
         const sidecar = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.reflection.json'))), 'utf8'));
         if (JSON.stringify(sidecar.files_changed) !== JSON.stringify(expected)) {
-          throw new Error(`${size} files, ${start} start: the sidecar named ${JSON.stringify(sidecar.files_changed)}, not ${JSON.stringify(expected)} (${sidecar.risk.reason})`);
+          wrong.push(`run ${i + 1}: the sidecar named ${JSON.stringify(sidecar.files_changed)}, not ${JSON.stringify(expected)} (${sidecar.risk.reason})`);
         }
         // The snapshot is the size of the index: one per run would fill the disk at 10^6.
         for (const f of readdirSync(join(repo, '.forge/sessions'))) unlinkSync(join(repo, '.forge/sessions', f));
       }
+      if (start === 'untracked cache') {
+        // Off again, and out of the index (false drops the extension at the next status).
+        gitConfig('core.untrackedCache', 'false');
+        restore();
+        gitConfig('--unset', 'core.untrackedCache');
+      }
       restore();
       const git = median(times.status);
-      const label = `${size.toLocaleString('en-US')} files, ${start} start`;
+      const label = `${size.toLocaleString('en-US')} files, ${start === 'untracked cache' ? 'clean start, untracked cache on' : `${start} start`}`;
       const target = size >= 100_000 ? `<= ${LIMIT}x git status` : 'context';
       for (const hook of ['start', 'stop']) {
         const ms = median(times[hook]);
@@ -109,10 +123,12 @@ export async function run(ctx) {
           versus: 'git status',
           git_status_ms: git,
           target,
-          ...(size >= 100_000 ? { met: ratio <= LIMIT } : {}),
-          note: `git status --porcelain ${git.toFixed(1)} ms, medians of ${count} runs each, timed in turn`,
+          ...(size >= 100_000 || wrong.length > 0 ? { met: ratio <= LIMIT && wrong.length === 0 } : {}),
+          note: `git status --porcelain ${git.toFixed(1)} ms, medians of ${count} runs each, timed in turn${wrong.length ? `; NOT EXACT in ${wrong.length} run(s): ${wrong[0]}` : '; every sidecar exact'}`,
         });
       }
+      // Progress, for a run that takes many minutes (the rows are printed at the suite's end).
+      process.stdout.write(`  (${label}: git status ${git.toFixed(0)} ms, SessionStart ${median(times.start).toFixed(0)} ms, Stop ${median(times.stop).toFixed(0)} ms, ${wrong.length ? `${wrong.length} run(s) not exact` : 'exact'})\n`);
       if (start === 'clean') {
         curves.status.push({ size, ms: git });
         curves.start.push({ size, ms: median(times.start) });

@@ -16,9 +16,10 @@
 # that time, and a newer time would hide one.
 
 # Seconds all of it may take. Past them there is no snapshot, and the Stop hook falls back to HEAD
-# and says so in risk.reason. Under the 10 s the registration gives the event hook.
-FORGE_SNAPSHOT_SECONDS=${FORGE_SNAPSHOT_SECONDS:-6}
-[[ $FORGE_SNAPSHOT_SECONDS =~ ^[1-9]$ ]] || FORGE_SNAPSHOT_SECONDS=6
+# and says so in risk.reason. Under the 10 s the registration gives the event hook, with room for
+# the rest of the hook (milliseconds) and a payload read at once.
+FORGE_SNAPSHOT_SECONDS=${FORGE_SNAPSHOT_SECONDS:-8}
+[[ $FORGE_SNAPSHOT_SECONDS =~ ^[1-9]$ ]] || FORGE_SNAPSHOT_SECONDS=8
 # Changed paths read in bash at most (a few µs each): past that, `git add -A` is the cheaper way.
 FORGE_SNAPSHOT_PATHS=${FORGE_SNAPSHOT_PATHS:-2000}
 [[ $FORGE_SNAPSHOT_PATHS =~ ^[0-9]{1,6}$ ]] || FORGE_SNAPSHOT_PATHS=2000
