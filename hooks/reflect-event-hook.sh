@@ -54,7 +54,7 @@ if [[ $event == SessionStart || $event == TaskStart || $event == session.created
     base=''
     if [[ -n $FORGE_ROOT ]]; then
       # The snapshot's `git status` names the base commit too; without it, rev-parse does.
-      FORGE_SNAPSHOT_BASE=''
+      FORGE_SNAPSHOT_BASE='' FORGE_SNAPSHOT_LATE=''
       # shellcheck source=lib/snapshot.sh
       source "${BASH_SOURCE[0]%/*}/lib/snapshot.sh" && forge_snapshot_take "$sessions/$FORGE_SAFE_ID.index"
       base=$FORGE_SNAPSHOT_BASE
@@ -65,7 +65,11 @@ if [[ $event == SessionStart || $event == TaskStart || $event == session.created
     find "$sessions" -maxdepth 1 -type f -mtime +30 -delete 2>/dev/null
     rm -f -- "$sessions/.tmp-$$"
     forge_now_seconds
-    printf '%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
+    # Lines: the base commit, the start in µs, and `late <seconds>` when git outran the snapshot's
+    # budget (the Stop hook names it in risk.reason).
+    late=''
+    [[ -n ${FORGE_SNAPSHOT_LATE:-} ]] && late="late $FORGE_SNAPSHOT_SECONDS"
+    printf '%s\n%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" "$late" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
   fi
 fi
 

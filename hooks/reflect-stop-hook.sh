@@ -486,15 +486,17 @@ forge_stop_hand_over() {
 # SessionStart.
 forge_stop_session_start() {
   sessions=$FORGE_STATE/sessions
-  recorded='' started_us=''
+  recorded='' started_us='' snapshot_late=''
   if [[ -f $sessions/$safe_session.base && ! -L $sessions/$safe_session.base ]]; then
-    { IFS= read -r recorded; IFS= read -r started_us; } <"$sessions/$safe_session.base"
+    { IFS= read -r recorded; IFS= read -r started_us; IFS= read -r snapshot_late; } <"$sessions/$safe_session.base"
   fi
   [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
   [[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
+  [[ $snapshot_late =~ ^late\ [1-9]$ ]] || snapshot_late=''
 }
 
-# forge_stop_list_changes: what git says the session changed (one `git status`).
+# forge_stop_list_changes: what git says the session changed (one `git status`; the files of a new
+# folder are listed by the helper, or the bash fallback, with one `git ls-files`).
 forge_stop_list_changes() {
   git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected='' status_index=''
   git_deadline=$((SECONDS + FORGE_GIT_BUDGET))
@@ -532,6 +534,7 @@ forge_stop_list_changes() {
       git_ok=1
       if [[ $status_base == head ]]; then
         listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
+        [[ -n $snapshot_late ]] && listing_note+=" (SessionStart's git did not finish within its ${snapshot_late#late } s budget)"
         if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
           # shellcheck disable=SC2034 # read by lib/fallback-sidecar.sh
           committed_expected=1

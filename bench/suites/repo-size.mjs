@@ -9,7 +9,7 @@
 // deletes one, adds one in an old folder and one in a new folder; every Stop's sidecar must name
 // exactly those five, or the suite fails.
 //
-// The fixtures are built once (bench/repo-fixture.mjs, ~2 min and ~4 GB for 10^6) and kept in
+// The fixtures are built once (bench/repo-fixture.mjs; 10^6 files take minutes and gigabytes) and kept in
 // FORGE_BENCH_CACHE (default ~/.cache/forge-reflect/bench); every run puts the files it changed back.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -77,7 +77,7 @@ export async function run(ctx) {
       if (start === 'untracked cache') gitConfig('core.untrackedCache', 'true');
       const times = { status: [], start: [], stop: [] };
       const wrong = [];
-      // A run at 10^6 is four full looks at the tree (~15 s here): fewer runs there.
+      // A run at 10^6 is five full looks at the tree, each seconds long: fewer runs there.
       const count = size >= 1_000_000 ? Math.min(runs, 7) : runs;
       for (let i = 0; i < count; i += 1) {
         restore();

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # FORGE_SNAPSHOT_BASE and _LATE are read by reflect-event-hook.sh
 # The working tree as a session found it, kept as a git index file: a copy of the user's index
 # with every tracked and untracked-not-ignored file as it is now (the user's own index, stash and
 # refs are never touched). The Stop hook later compares the work tree with it: what differs is what
@@ -20,7 +20,8 @@
 # the rest of the hook (milliseconds) and a payload read at once.
 FORGE_SNAPSHOT_SECONDS=${FORGE_SNAPSHOT_SECONDS:-8}
 [[ $FORGE_SNAPSHOT_SECONDS =~ ^[1-9]$ ]] || FORGE_SNAPSHOT_SECONDS=8
-# Changed paths read in bash at most (a few µs each): past that, `git add -A` is the cheaper way.
+# Changed paths read in bash at most: bash reads them one by one, and many in a small tree cost more
+# that way than `git add -A` looking at the whole tree (docs/decisions.md, 2026-12-03).
 FORGE_SNAPSHOT_PATHS=${FORGE_SNAPSHOT_PATHS:-2000}
 [[ $FORGE_SNAPSHOT_PATHS =~ ^[0-9]{1,6}$ ]] || FORGE_SNAPSHOT_PATHS=2000
 
@@ -47,12 +48,13 @@ forge_snapshot_git() {
 }
 
 # forge_snapshot_take FILE: writes the snapshot index to FILE (temp file, then rename). Sets
-# FORGE_SNAPSHOT_BASE to the commit the status named (empty when unknown).
+# FORGE_SNAPSHOT_BASE to the commit the status named (empty when unknown), and FORGE_SNAPSHOT_LATE
+# to 1 when there is none because git ran out of the budget.
 forge_snapshot_take() {
   local out=$1 deadline=$((SECONDS + FORGE_SNAPSHOT_SECONDS)) left record path status rc
   local snapshot_tmp="${1%/*}/.tmp-$$-snapshot" dirty='' many=''
   local -a paths=() dirs=()
-  FORGE_SNAPSHOT_BASE=''
+  FORGE_SNAPSHOT_BASE='' FORGE_SNAPSHOT_LATE=''
   [[ -n $FORGE_ROOT ]] && forge_fresh "$snapshot_tmp" && forge_fresh "$snapshot_tmp.lock" && forge_fresh "$snapshot_tmp.status" || return 1
   forge_snapshot_user_index
   # Starting from the user's index keeps git's stat cache, untracked cache and fsmonitor token:
@@ -91,6 +93,7 @@ forge_snapshot_take() {
     done <"$status"
     [[ $FORGE_SNAPSHOT_BASE =~ ^[0-9a-f]{40,64}$ ]] || FORGE_SNAPSHOT_BASE=''
   else
+    ((SECONDS < deadline)) || FORGE_SNAPSHOT_LATE=1
     rm -f -- "$snapshot_tmp" "$snapshot_tmp.lock" "$status"
     return 1
   fi
@@ -119,6 +122,7 @@ forge_snapshot_take() {
   if ((rc == 0)) && [[ -f $snapshot_tmp ]]; then
     mv -f -- "$snapshot_tmp" "$out"
   else
+    ((SECONDS < deadline)) || FORGE_SNAPSHOT_LATE=1
     rm -f -- "$snapshot_tmp" "$snapshot_tmp.lock"
     return 1
   fi

@@ -310,3 +310,21 @@ files_both() {
   [ "$(jget "$(last_sidecar)" risk.needs_review)" = true ]
   [[ "$(jget "$(last_sidecar)" risk.reason)" == *"files in 1 new folder(s) could not be listed"* ]]
 }
+
+@test "a status slower than SessionStart's budget: no snapshot, and the Stop sidecar names the budget" {
+  fake="$BATS_TEST_TMPDIR/slow-status"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\ncase " $* " in *" status "*) sleep 5 ;; esac\nexec "%s" "$@"\n' "$(command -v git)" >"$fake/git" && chmod +x "$fake/git"
+  start=$SECONDS
+  PATH="$fake:$PATH" FORGE_SNAPSHOT_SECONDS=1 session_start
+  [ $((SECONDS - start)) -lt 5 ]
+  [ ! -e "$REPO/.forge/sessions/$SESSION.index" ]
+  [ "$(sed -n 3p "$REPO/.forge/sessions/$SESSION.base")" = 'late 1' ]
+  echo 'by the agent' >"$REPO/new.md"
+  stop_with "$(stop_payload finished)"
+  [ "$(jget "$(last_sidecar)" files_changed)" = '["new.md"]' ]
+  [[ "$(jget "$(last_sidecar)" risk.reason)" == *"no working-tree snapshot"*"SessionStart's git did not finish within its 1 s budget"* ]]
+  PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+  assert_promise
+  [[ "$(jget "$(last_sidecar)" risk.reason)" == *"SessionStart's git did not finish within its 1 s budget"* ]]
+}
