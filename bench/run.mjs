@@ -190,7 +190,7 @@ for (const suite of suites) {
         ? `growth exponent ${row.exponent.toFixed(2)} (${row.points.map((p) => `${p.size.toLocaleString('en-US')}: ${p.ms.toFixed(1)} ms`).join(', ')})`
         : row.rate !== undefined
         ? `${Math.round(row.rate).toLocaleString('en-US')} ${row.unit ?? '/s'}`
-        : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x node -e 0`;
+        : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x ${row.versus ?? 'node -e 0'}`;
     const ok = row.met === undefined ? '' : row.met ? '  ok' : '  MISSED';
     if (row.met === false) missed += 1;
     process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}${row.note ? ` (${row.note})` : ''}\n`);

@@ -240,3 +240,91 @@ stop_with() {
     git -C "$REPO" reset -q --hard && git -C "$REPO" clean -qfd && echo 'user edit' >>"$REPO/README.md"
   done
 }
+
+# files_both: sets FILES to the session's files_changed from the node helper, then checks that the
+# bash fallback lists the same.
+files_both() {
+  stop_with "$(stop_payload finished)"
+  FILES=$(jget "$(last_sidecar)" files_changed)
+  PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+  assert_promise
+  [ "$(jget "$(last_sidecar)" files_changed)" = "$FILES" ] || { echo "fallback: $(jget "$(last_sidecar)" files_changed), node: $FILES" >&2; return 1; }
+}
+
+@test "exactly the changed files: clean and dirty starts, each way of taking the snapshot, new folders, deletions" {
+  mkdir -p "$REPO/src/auth" "$REPO/lib/deep/er"
+  for f in src/auth/a.ts src/auth/b.ts lib/deep/er/c.ts lib/keep.ts; do echo "$f" >"$REPO/$f"; done
+  git -C "$REPO" add -A && git -C "$REPO" commit -qm files
+  # FORGE_SNAPSHOT_PATHS=0: every change is too many to read, so SessionStart takes `git add -A`.
+  for paths in 2000 0; do
+    for start in clean dirty; do
+      rm -rf "$REPO/.forge"
+      git -C "$REPO" reset -q --hard && git -C "$REPO" clean -qfd
+      if [ $start = dirty ]; then
+        echo 'user edit' >>"$REPO/README.md"                  # tracked, dirty before
+        rm "$REPO/lib/keep.ts"                                # deleted before
+        mkdir -p "$REPO/wip/notes" && echo n >"$REPO/wip/notes/n.md"   # a new folder before
+      fi
+      FORGE_SNAPSHOT_PATHS=$paths session_start
+      [ -f "$REPO/.forge/sessions/$SESSION.index" ]
+      [ "$(head -n 1 "$REPO/.forge/sessions/$SESSION.base")" = "$(git -C "$REPO" rev-parse HEAD)" ]
+      # A clean start: nothing.
+      files_both && [ "$FILES" = '[]' ]
+      # A tracked edit, a deletion, a new file in a new folder two levels deep, one in an old folder.
+      echo edit >>"$REPO/src/auth/a.ts"
+      rm "$REPO/lib/deep/er/c.ts"
+      mkdir -p "$REPO/new/dir" && echo x >"$REPO/new/dir/x.ts" && echo y >"$REPO/new/y.md"
+      echo z >"$REPO/src/auth/z.ts"
+      echo ignored >"$REPO/debug.log" && echo '*.log' >"$REPO/.git/info/exclude"
+      files_both && [ "$FILES" = '["lib/deep/er/c.ts","new/dir/x.ts","new/y.md","src/auth/a.ts","src/auth/z.ts"]' ]
+      [ "$(jget "$(last_sidecar)" risk.surface)" = '"auth"' ]
+      [[ "$(jget "$(last_sidecar)" risk.reason)" != *"no working-tree snapshot"* ]]
+      # Put back as it was at the start: nothing is the session's again (dirty before stays unblamed).
+      git -C "$REPO" checkout -q -- src/auth/a.ts lib/deep/er/c.ts && rm -rf "$REPO/new" "$REPO/src/auth/z.ts"
+      files_both && [ "$FILES" = '[]' ]
+      # A file dirty before, changed again in the session, is the session's; one it deletes too.
+      if [ $start = dirty ]; then
+        echo again >>"$REPO/README.md" && rm -rf "$REPO/wip"
+        files_both && [ "$FILES" = '["README.md","wip/notes/n.md"]' ]
+      fi
+      : >"$REPO/.git/info/exclude"
+    done
+  done
+}
+
+@test "a new folder whose files git cannot list: the folder stands in and the floor fails closed" {
+  session_start
+  mkdir -p "$REPO/docs/new" && echo d >"$REPO/docs/new/a.md"
+  fake="$BATS_TEST_TMPDIR/no-ls-files"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\ncase " $* " in *" ls-files "*) exit 128 ;; esac\nexec "%s" "$@"\n' "$(command -v git)" >"$fake/git" && chmod +x "$fake/git"
+  PATH="$fake:$PATH" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+  assert_promise
+  with_node=$(last_sidecar)
+  [ "$(jget "$with_node" files_changed)" = '["docs/"]' ]
+  [ "$(jget "$with_node" risk.needs_review)" = true ]
+  [[ "$(jget "$with_node" risk.reason)" == *"files in 1 new folder(s) could not be listed"* ]]
+  PATH="$fake:$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+  assert_promise
+  [ "$(jget "$(last_sidecar)" files_changed)" = '["docs/"]' ]
+  [ "$(jget "$(last_sidecar)" risk.needs_review)" = true ]
+  [[ "$(jget "$(last_sidecar)" risk.reason)" == *"files in 1 new folder(s) could not be listed"* ]]
+}
+
+@test "a status slower than SessionStart's budget: no snapshot, and the Stop sidecar names the budget" {
+  fake="$BATS_TEST_TMPDIR/slow-status"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\ncase " $* " in *" status "*) sleep 5 ;; esac\nexec "%s" "$@"\n' "$(command -v git)" >"$fake/git" && chmod +x "$fake/git"
+  start=$SECONDS
+  PATH="$fake:$PATH" FORGE_SNAPSHOT_SECONDS=1 session_start
+  [ $((SECONDS - start)) -lt 5 ]
+  [ ! -e "$REPO/.forge/sessions/$SESSION.index" ]
+  [ "$(sed -n 3p "$REPO/.forge/sessions/$SESSION.base")" = 'late 1' ]
+  echo 'by the agent' >"$REPO/new.md"
+  stop_with "$(stop_payload finished)"
+  [ "$(jget "$(last_sidecar)" files_changed)" = '["new.md"]' ]
+  [[ "$(jget "$(last_sidecar)" risk.reason)" == *"no working-tree snapshot"*"SessionStart's git did not finish within its 1 s budget"* ]]
+  PATH="$(path_without_node)" hook_run "$REPO" bash "$STOP_HOOK" claude-code <<<"$(stop_payload finished)"
+  assert_promise
+  [[ "$(jget "$(last_sidecar)" risk.reason)" == *"SessionStart's git did not finish within its 1 s budget"* ]]
+}

@@ -260,6 +260,9 @@ JSON
   file=$(last_sidecar)
   [ "$(jget "$file" files_changed)" = '[]' ]
   [ "$(jget "$file" provenance.degraded)" = true ]
+  # A status slower than the budget is a floor that cannot see: it asks for review, naming the budget.
+  [ "$(jget "$file" risk.needs_review)" = true ]
+  [[ "$(jget "$file" risk.reason)" == *"git did not finish within the 2 s budget"* ]]
 }
 
 @test "hostile stdin: empty, non-JSON, another runtime's shape and 10 MB all give a valid sidecar" {

@@ -11,8 +11,8 @@ const rec = (...records: string[]) => `${records.join('\0')}\0`;
 
 describe('changedFromStatus (records)', () => {
   it('reads the commit and the branch, and the detached and unborn forms', () => {
-    expect(changedFromStatus(rec(`# branch.oid ${SHA}`, '# branch.head main'), 'snapshot')).toEqual({ files: [], head: SHA, branch: 'main' });
-    expect(changedFromStatus(rec('# branch.oid (initial)', '# branch.head (detached)'), 'head')).toEqual({ files: [], head: '', branch: '' });
+    expect(changedFromStatus(rec(`# branch.oid ${SHA}`, '# branch.head main'), 'snapshot')).toEqual({ files: [], untrackedDirs: [], head: SHA, branch: 'main' });
+    expect(changedFromStatus(rec('# branch.oid (initial)', '# branch.head (detached)'), 'head')).toEqual({ files: [], untrackedDirs: [], head: '', branch: '' });
   });
   it('against the snapshot counts the work tree column and untracked files only', () => {
     const out = changedFromStatus(
@@ -24,6 +24,11 @@ describe('changedFromStatus (records)', () => {
       'snapshot',
     );
     expect([...out.files].sort()).toEqual(['gone.md', 'new file.txt', 'src/auth/a b.ts']);
+  });
+  it('keeps a new folder (`? dir/`, --untracked-files=normal) apart, for its files to be listed', () => {
+    const out = changedFromStatus(rec(`1 .M N... 100644 100644 100644 ${SHA} ${SHA} a.ts`, '? new/', '? src/auth/', '? file/not-a-dir.ts'), 'snapshot');
+    expect(out.files).toEqual(['a.ts', 'file/not-a-dir.ts']);
+    expect(out.untrackedDirs).toEqual(['new/', 'src/auth/']);
   });
   it('against HEAD counts staged changes too, and conflicts always', () => {
     const out = changedFromStatus(
@@ -38,13 +43,14 @@ describe('changedFromStatus (random record lists)', () => {
   /** The plain reading it must agree with: split on NUL, then each record on its own. */
   function oracle(status: string, base: 'snapshot' | 'head') {
     const files: string[] = [];
+    const untrackedDirs: string[] = [];
     let head = '';
     let branch = '';
     for (const r of status.split('\0')) {
       if (r.startsWith('# branch.oid ')) head = r.slice(13) === '(initial)' ? '' : r.slice(13);
       else if (r.startsWith('# branch.head ')) branch = r.slice(14) === '(detached)' ? '' : r.slice(14);
       else if (r[0] === '?') {
-        if (r.slice(2) !== '') files.push(r.slice(2));
+        if (r.slice(2) !== '') (r.endsWith('/') ? untrackedDirs : files).push(r.slice(2));
       } else if (r[0] === '1' || r[0] === 'u') {
         const parts = r.split(' ');
         const n = r[0] === '1' ? 8 : 10;
@@ -52,13 +58,13 @@ describe('changedFromStatus (random record lists)', () => {
         if (parts.length > n && path !== '' && (r[0] === 'u' || r[3] !== '.' || (base === 'head' && r[2] !== '.'))) files.push(path);
       }
     }
-    return { files, head, branch };
+    return { files, untrackedDirs, head, branch };
   }
   it('agrees with a plain split-and-read of the same text', () => {
     let seed = 11;
     const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const pick = <T,>(xs: readonly T[]) => xs[next(xs.length)] as T;
-    const paths = ['a.ts', 'dir/with space.md', 'é/ü.txt', ' lead', 'x', '', 'a b c'];
+    const paths = ['a.ts', 'dir/with space.md', 'é/ü.txt', ' lead', 'x', '', 'a b c', 'new dir/', '/'];
     for (let round = 0; round < 300; round++) {
       const records = Array.from({ length: next(12) }, () => {
         const xy = pick(['.M', 'M.', 'MM', '..', '.D', 'A.', 'UU']);
@@ -103,9 +109,11 @@ describe('changedFromStatus (real git)', () => {
     writeFileSync(join(repo, 'doc.md'), 'doc\n');
     git(repo, ['add', 'doc.md']);
     git(repo, ['commit', '-qm', 'agent']);
-    const status = git(repo, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'], { GIT_INDEX_FILE: snapshot });
+    const status = git(repo, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=normal', '--no-renames'], { GIT_INDEX_FILE: snapshot });
     const out = changedFromStatus(status, 'snapshot');
-    expect([...out.files].sort()).toEqual(['del.md', 'doc.md', 'src/auth/t.ts']);
+    expect([...out.files].sort()).toEqual(['del.md', 'doc.md']);
+    // The new folder is one record; the helper lists its files (hook-helper.ts, untrackedFiles).
+    expect(out.untrackedDirs).toEqual(['src/']);
     expect(out.branch).toBe('main');
     expect(out.head).toMatch(/^[0-9a-f]{40}$/);
   });

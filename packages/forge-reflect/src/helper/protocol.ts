@@ -26,6 +26,10 @@ export const FACTS = [
   'FORGE_H_GIT_OK',
   'FORGE_H_LISTING_NOTE',
   'FORGE_H_BLIND',
+  /** For the files of a new folder (`? dir/`): the work tree, the index the status read, the git budget left. */
+  'FORGE_H_GIT_ROOT',
+  'FORGE_H_GIT_INDEX',
+  'FORGE_H_GIT_SECONDS',
   /** The self-report file taken for this turn, where it is kept once used, where a refused answer block goes. */
   'FORGE_H_INPUT',
   'FORGE_H_INPUT_KEEP',

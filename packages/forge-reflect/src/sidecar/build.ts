@@ -19,6 +19,8 @@ export interface SidecarFacts {
   listingNote?: string;
   /** Why the changed files could not be listed; the floor then fails closed (needs_review). */
   blindReason?: string;
+  /** Why `files` may miss some changed files (it holds what was seen); the floor then fails closed too. */
+  incompleteReason?: string;
   /** The self-report as read (the final answer's block or the file): absent, its text, or why it cannot be used. */
   selfReport: SelfReportFile;
   sessionId: string;
@@ -156,6 +158,9 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
   if (!gitOk) {
     risk.needs_review = true;
     risk.reason += `; review: ${cleanText(facts.blindReason || 'the changed files could not be listed', 500)}`;
+  } else if (facts.incompleteReason) {
+    risk.needs_review = true;
+    risk.reason += `; review: ${cleanText(facts.incompleteReason, 500)}`;
   }
   const report = readSelfReport(facts.selfReport, facts.sessionId);
   const sidecar: ReflectionV1Dto = {
@@ -173,7 +178,7 @@ export function buildSidecar(facts: SidecarFacts): BuiltSidecar {
     provenance: {
       source: 'stop-hook',
       reflection_attempt: facts.attempt,
-      degraded: !gitOk || report.status !== 'ok',
+      degraded: !gitOk || facts.incompleteReason !== undefined || report.status !== 'ok',
       reflection_mode: facts.mode,
     },
   };

@@ -1,6 +1,10 @@
 /**
- * The changed files in `git status --porcelain=v2 -z --branch --untracked-files=all --no-renames`
+ * The changed files in `git status --porcelain=v2 -z --branch --untracked-files=normal --no-renames`
  * output: one git call gives the Stop hook the commit, the branch, and every changed path. Pure.
+ *
+ * `normal`, not `all`: git's untracked cache serves only the mode it was built for, its default, so
+ * `all` would look at every folder of a big tree again. A new folder is then one record, `? dir/`;
+ * it is returned in `untrackedDirs`, for the helper to list its files (untracked-dirs.ts).
  *
  * Against the session's snapshot index (`snapshot`), a path counts when the work tree differs from
  * the snapshot (the Y column) or is untracked: the X column then only compares HEAD with the
@@ -16,6 +20,8 @@ export interface StatusFiles {
    * git's order is nearly sorted already, and one sort there costs less than deduplicating here).
    */
   files: string[];
+  /** The new folders (`? dir/`, with the slash) whose files git did not list one by one. */
+  untrackedDirs: string[];
   /** `branch.oid`, or '' for a branch with no commit yet. */
   head: string;
   /** `branch.head`, or '' when detached. */
@@ -24,6 +30,7 @@ export interface StatusFiles {
 
 export function changedFromStatus(status: string, base: StatusBase): StatusFiles {
   const files: string[] = [];
+  const untrackedDirs: string[] = [];
   let head = '';
   let branch = '';
   // Record by record without splitting the text: only the paths become strings of their own
@@ -43,7 +50,7 @@ export function changedFromStatus(status: string, base: StatusBase): StatusFiles
         branch = name === '(detached)' ? '' : name;
       }
     } else if (kind === '?') {
-      if (stop > start + 2) files.push(status.slice(start + 2, stop));
+      if (stop > start + 2) (status[stop - 1] === '/' ? untrackedDirs : files).push(status.slice(start + 2, stop));
     } else if (kind === '1' || kind === 'u') {
       // '2' (a rename) cannot occur with --no-renames.
       // `1 XY sub mH mI mW hH hI path` (8 fields before the path), `u XY sub m1 m2 m3 mW h1 h2 h3 path` (10).
@@ -58,5 +65,5 @@ export function changedFromStatus(status: string, base: StatusBase): StatusFiles
     }
     start = stop + 1;
   }
-  return { files, head, branch };
+  return { files, untrackedDirs, head, branch };
 }
