@@ -54,16 +54,23 @@ if [[ $event == SessionStart || $event == TaskStart || $event == session.created
   if [[ $FORGE_SAFE_ID != unknown && ! -e $sessions/$FORGE_SAFE_ID.base ]] && forge_ensure_dir "$sessions"; then
     base=''
     if [[ -n $FORGE_ROOT ]]; then
-      base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
-      [[ $base =~ ^[0-9a-f]{40,64}$ ]] || base=''
+      # The snapshot's `git status` names the base commit too; without it, rev-parse does.
+      FORGE_SNAPSHOT_BASE='' FORGE_SNAPSHOT_LATE=''
       # shellcheck source=lib/snapshot.sh
       source "${BASH_SOURCE[0]%/*}/lib/snapshot.sh" && forge_snapshot_take "$sessions/$FORGE_SAFE_ID.index"
+      base=$FORGE_SNAPSHOT_BASE
+      [[ -n $base ]] || base=$(forge_bounded 3 git -C "$FORGE_ROOT" rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null)
+      [[ $base =~ ^[0-9a-f]{40,64}$ ]] || base=''
     fi
     # What sessions older than 30 days left (snapshots are the size of the git index) goes.
     find "$sessions" -maxdepth 1 -type f -mtime +30 -delete 2>/dev/null
     rm -f -- "$sessions/.tmp-$$"
     forge_now_seconds
-    printf '%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
+    # Lines: the base commit, the start in µs, and `late <seconds>` when git outran the snapshot's
+    # budget (the Stop hook names it in risk.reason).
+    late=''
+    [[ -n ${FORGE_SNAPSHOT_LATE:-} ]] && late="late $FORGE_SNAPSHOT_SECONDS"
+    printf '%s\n%s\n%s\n' "$base" "$((10#$FORGE_NOW_US))" "$late" >"$sessions/.tmp-$$" && mv -f -- "$sessions/.tmp-$$" "$sessions/$FORGE_SAFE_ID.base"
   fi
 fi
 

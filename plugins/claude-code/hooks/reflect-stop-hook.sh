@@ -102,7 +102,7 @@ FORGE_LOCK_STALE_SECONDS=30   # past the hook's own worst case (12 s of git, 5 s
 # (no folder for them: a mkdir and an rm are two process starts). The helper removes the payload, the
 # status and the committed list once the sidecar stands, and moves a self-report it merged beside
 # it; a refused self-report and a refused answer block are moved on by the hook.
-WORK_PARTS=(payload status committed input.json block.txt fifo)
+WORK_PARTS=(payload status committed untracked input.json block.txt fifo)
 work='' lock='' sidecar_tmp='' input_taken='' input='' now_iso_us=0000000000000000
 # shellcheck disable=SC2329 # called from the EXIT trap
 forge_stop_cleanup() {
@@ -263,8 +263,9 @@ forge_count_attempts() {
 # once git has exited, its status to a pipe; bash reads both with time-limited `read`s (the budget
 # spent: git, its own children (pkill -P, where there is one) and the substitution are killed).
 # bash never `wait`s for the substitution: a `wait` for one already reaped could wait on the node
-# helper instead, which waits on this hook (a deadlock seen once in the suite). core.fsmonitor is
-# off for the call, so git starts no daemon.
+# helper instead, which waits on this hook (a deadlock seen once in the suite). The user's
+# core.fsmonitor is used as it is: git's daemon, where git starts one, holds none of these
+# descriptors (git gives it /dev/null for all three) and is what any `git status` there starts.
 # bash 4.0 to 5.0 time a read out with a SIGALRM handler that only sets a flag, which can land
 # before the read(2) it was meant to end (bash 3.2 jumps out of the read instead; 5.1 and later use
 # pselect): there, forge_bounded.
@@ -290,7 +291,7 @@ forge_git() {
     # where there is no pkill (the stand-in). No quote marks in this substitution, comments
     # included: bash 3.2 matches them when it reads the substitution, at run time.
     set -m
-    git -c core.fsmonitor=false -C "$FORGE_ROOT" "$@" >&5 2>/dev/null 5>&- &
+    git -C "$FORGE_ROOT" "$@" >&5 2>/dev/null 5>&- &
     printf '%s\n' "$!"
     wait "$!"
     printf '%s\n' "$?"
@@ -486,17 +487,19 @@ forge_stop_hand_over() {
 # SessionStart.
 forge_stop_session_start() {
   sessions=$FORGE_STATE/sessions
-  recorded='' started_us=''
+  recorded='' started_us='' snapshot_late=''
   if [[ -f $sessions/$safe_session.base && ! -L $sessions/$safe_session.base ]]; then
-    { IFS= read -r recorded; IFS= read -r started_us; } <"$sessions/$safe_session.base"
+    { IFS= read -r recorded; IFS= read -r started_us; IFS= read -r snapshot_late; } <"$sessions/$safe_session.base"
   fi
   [[ $recorded =~ ^[0-9a-f]{40,64}$ ]] || recorded=''
   [[ $started_us =~ ^[0-9]{1,17}$ ]] || started_us=''
+  [[ $snapshot_late =~ ^late\ [1-9]$ ]] || snapshot_late=''
 }
 
-# forge_stop_list_changes: what git says the session changed (one `git status`).
+# forge_stop_list_changes: what git says the session changed (one `git status`; the files of a new
+# folder are listed by the helper, or the bash fallback, with one `git ls-files`).
 forge_stop_list_changes() {
-  git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected=''
+  git_ok=0 repo='' branch='' head='' listing_note='' blind_reason='' committed_expected='' status_index=''
   git_deadline=$((SECONDS + FORGE_GIT_BUDGET))
   if [[ -z $FORGE_ROOT ]]; then
     blind_reason='not inside a git work tree, so the changed files could not be listed'
@@ -514,10 +517,14 @@ forge_stop_list_changes() {
     snapshot=$sessions/$safe_session.index
     status_base='head'
     [[ -f $snapshot && ! -L $snapshot ]] && status_base=snapshot
-    if if [[ $status_base == snapshot ]]; then
-      GIT_INDEX_FILE=$snapshot forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
+    # --untracked-files=normal: git's untracked cache serves only its default mode; a new folder is
+    # then one `? dir/` record, whose files the helper (or the bash fallback) lists.
+    status_index=''
+    [[ $status_base == snapshot ]] && status_index=$snapshot
+    if if [[ -n $status_index ]]; then
+      GIT_INDEX_FILE=$status_index forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=normal --no-renames >"$work.status"
     else
-      forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=all --no-renames >"$work.status"
+      forge_git --no-optional-locks status --porcelain=v2 -z --branch --no-ahead-behind --untracked-files=normal --no-renames >"$work.status"
     fi; then
       rec1='' rec2=''
       { IFS= read -r -d '' rec1; IFS= read -r -d '' rec2; } <"$work.status"
@@ -528,6 +535,7 @@ forge_stop_list_changes() {
       git_ok=1
       if [[ $status_base == head ]]; then
         listing_note='no working-tree snapshot from SessionStart: files_changed counts every uncommitted change and every commit since the base, including changes made before this session'
+        [[ -n $snapshot_late ]] && listing_note+=" (SessionStart's git did not finish within its ${snapshot_late#late } s budget)"
         if [[ -n $recorded && -n $head && $recorded != "$head" ]]; then
           # shellcheck disable=SC2034 # read by lib/fallback-sidecar.sh
           committed_expected=1
@@ -656,9 +664,14 @@ forge_stop_find_cli() {
 forge_stop_write_sidecar() {
   status='' degraded=true
   if [[ -n $helper_pid ]]; then
+    # The helper's own git call (the files of new folders) ends well inside its time, so the bash
+    # fallback still has some of the budget left when the helper fails.
+    helper_git_seconds=$((git_deadline - SECONDS))
+    ((helper_git_seconds <= 3)) || helper_git_seconds=3
     forge_helper_run FORGE_H_WRITTEN_TMP="$written_tmp" FORGE_H_WRITTEN_FINAL="$written_final" FORGE_H_WRITTEN_ENVELOPE="${FORGE_SPOOL_ENVELOPE:-}" \
       FORGE_H_INPUT_KEEP="$dir/$name.input.json" FORGE_H_OUT="$sidecar_tmp" FORGE_H_FINAL="$sidecar" FORGE_H_STATUS="$work.status" \
       FORGE_H_STATUS_BASE="$status_base" FORGE_H_COMMITTED="$work.committed" FORGE_H_GIT_OK="$git_ok" \
+      FORGE_H_GIT_ROOT="$FORGE_ROOT" FORGE_H_GIT_INDEX="$status_index" FORGE_H_GIT_SECONDS="$helper_git_seconds" \
       FORGE_H_LISTING_NOTE="$listing_note" FORGE_H_BLIND="$blind_reason" FORGE_H_INPUT="$input_taken" \
       FORGE_H_SESSION_START_US="$started_us" FORGE_H_PAYLOAD="$work.payload" FORGE_H_REJECTED_BLOCK="$work.block.txt" \
       FORGE_H_REMOVE_INPUTS=1 FORGE_H_FIFO="$helper_fifo" FORGE_H_SESSION_ID="$session_id" FORGE_H_TASK_REF="$task_ref" \

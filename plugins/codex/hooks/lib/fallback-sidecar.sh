@@ -1,14 +1,14 @@
 # shellcheck shell=bash disable=SC2154 # the run's variables are set by reflect-stop-hook.sh, which sources this
 # The Stop hook's bash fallback, sourced by reflect-stop-hook.sh only when the node helper cannot
 # answer (no node, or it failed or ran out of time): the sidecar in pure bash. Reads the run's
-# variables (git_ok, work, status_base, committed_expected, listing_note, blind_reason, the JSON
+# variables (git_ok, work, status_base, status_index, committed_expected, listing_note, blind_reason, the JSON
 # strings of the identity, now_iso, FORGE_ATTEMPT).
 
 # forge_fallback_sidecar FILE: the sidecar in pure bash (risk from the generated twin of the risk
 # floor, no self-report: it cannot be checked without node). Always degraded.
 forge_fallback_sidecar() {
-  local out=$1 path record json_files='' first=1 threshold more=''
-  local -a files=() sorted=()
+  local out=$1 path record json_files='' first=1 threshold more='' unlisted=''
+  local -a files=() sorted=() dirs=() pathspec=()
   # The lists git wrote must still be there: without them the floor would see no file and say "no
   # review". Gone (removed by a helper that was stopped after placing nothing): blind, fail closed.
   if [[ $git_ok == 1 && (! -f $work.status || (-n $committed_expected && ! -f $work.committed)) ]]; then
@@ -21,6 +21,8 @@ forge_fallback_sidecar() {
     while IFS= read -r -d '' record; do
       path=''
       case "$record" in
+        # A new folder git did not list file by file (--untracked-files=normal): listed below.
+        '? '*/) dirs+=("${record#'? '}") ;;
         '? '*) path=${record#'? '} ;;
         '1 '*)
           if [[ ${record:3:1} != . || ($status_base == head && ${record:2:1} != .) ]]; then
@@ -37,6 +39,26 @@ forge_fallback_sidecar() {
       ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
       files+=("$path")
     done <"$work.status"
+    # The files of the new folders, against the index the status read, as the helper lists them
+    # (src/hook-helper.ts, untrackedFiles). Not listed: the folders stand in, and the floor fails closed.
+    if [[ -z $more && ${#dirs[@]} -gt 0 ]]; then
+      pathspec=("${dirs[@]}")
+      ((${#dirs[@]} <= 1000)) || pathspec=()
+      if if [[ -n $status_index ]]; then
+        GIT_INDEX_FILE=$status_index GIT_LITERAL_PATHSPECS=1 forge_git ls-files -z --others --exclude-standard -- "${pathspec[@]}" >"$work.untracked"
+      else
+        GIT_LITERAL_PATHSPECS=1 forge_git ls-files -z --others --exclude-standard -- "${pathspec[@]}" >"$work.untracked"
+      fi; then
+        while IFS= read -r -d '' path; do
+          [[ -n $path ]] || continue
+          ((${#files[@]} < FORGE_FALLBACK_MAX_FILES)) || { more=1; break; }
+          files+=("$path")
+        done <"$work.untracked"
+      else
+        unlisted=${#dirs[@]}
+        files+=("${dirs[@]}")
+      fi
+    fi
     # A path committed and still changed is listed twice here (counted twice against the cap, which
     # can only make the floor fail closed sooner) and once after the sort.
     while [[ -z $more && -f $work.committed ]] && IFS= read -r -d '' path; do
@@ -68,6 +90,9 @@ forge_fallback_sidecar() {
   elif [[ $git_ok != 1 ]]; then
     FORGE_RISK_NEEDS_REVIEW=true
     FORGE_RISK_REASON+="; review: $blind_reason"
+  elif [[ -n $unlisted ]]; then
+    FORGE_RISK_NEEDS_REVIEW=true
+    FORGE_RISK_REASON+="; review: the files in $unlisted new folder(s) could not be listed (git ls-files failed or ran out of the git budget), so the floor saw only the folders' names"
   fi
   for path in "${files[@]}"; do
     forge_json_string "$path"
