@@ -232,6 +232,7 @@ describe('the plugin, driven with the hook inputs opencode gave it', () => {
     expect(names()).toHaveLength(1);
     expect(JSON.parse(readFileSync(join(dir, '.forge', 'reflections', names()[0] as string), 'utf8')).provenance.degraded).toBe(true);
     expect(spooled(dir)).toContain('"error":"model overloaded"');
+    expect(spooled(dir)).toMatch(/"self_report_note":"the turn ended on an error \(opencode: session.error, then session.idle: model overloaded\)/);
     await withEnv(ON, async () => {
       await (hooks['chat.message'] as Hook)(input, output);
       await (hooks.event as Hook)({ event: idle });

@@ -103,7 +103,8 @@ function errorText(value: unknown, max: number): string {
  */
 function errorEndNote(payload: string): string | null {
   // Every Stop comes through here: its payload is parsed a second time only when it may be one.
-  if (!payload.includes('"StopFailure"') && !payload.includes('"agent_error"') && !payload.includes('"SessionEnd"')) return null;
+  const opencodeIdle = payload.includes('"session.idle"') && payload.includes('"error"');
+  if (!opencodeIdle && !payload.includes('"StopFailure"') && !payload.includes('"agent_error"') && !payload.includes('"SessionEnd"')) return null;
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(payload) as Record<string, unknown>;
@@ -115,6 +116,8 @@ function errorEndNote(payload: string): string | null {
   if (raw.hook_event_name === 'StopFailure') what = 'StopFailure';
   else if (raw.hookName === 'agent_error') what = 'TaskError';
   else if (raw.hook_event_name === 'SessionEnd' && raw.reason === 'error') what = 'Copilot CLI: ErrorOccurred, then SessionEnd with reason "error", no Stop';
+  // The kit's opencode plugin puts the session.error it saw into the session.idle it sends.
+  else if (opencodeIdle && raw.hook_event_name === 'session.idle' && typeof raw.error === 'string') what = 'opencode: session.error, then session.idle';
   else return null;
   // StopFailure's details are optional; its last_assistant_message is then the error as shown.
   const details = errorText(raw.error_details, 300) || (what === 'StopFailure' ? errorText(raw.last_assistant_message, 300) : '');
