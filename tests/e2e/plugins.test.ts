@@ -6,10 +6,13 @@
  * headless session in a scratch repo against the loopback mock records: one sidecar with the
  * runtime's name and the self-report, the events once each; with the mode unset nothing. With the
  * kit also registered in the project's settings (`forge-reflect install`), each event is still
- * stored once and the turn has one sidecar.
+ * stored once and the turn has one sidecar. The CLI the other ways a user gets it: `npm install -g`
+ * used from a repository with no package.json, and `pnpm add -D` with pnpm 10 (pinned in the e2e
+ * cache like the clients), before and after better-sqlite3's build is approved.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -389,4 +392,103 @@ describe('the CLI installed globally, used from a repository with no package.jso
     expect(install.status, install.stderr).toBe(0);
     expect(install.stdout).toContain('also has the forge-reflect plugin');
   });
+});
+
+describe('the CLI installed with pnpm 10 (a dependency build needs approval)', () => {
+  it('pnpm add -D: unapproved, doctor names the unbuilt better-sqlite3 and the hooks still record; approved, install + a session + report', async () => {
+    const pnpm = ensureClient('pnpm');
+    const root = temp('forge-e2e-pnpm-');
+    // pnpm's store, cache, config and state in the test's folder: nothing in the user's home.
+    const pnpmEnv = baseEnv({
+      XDG_CACHE_HOME: join(root, 'xdg', 'cache'),
+      XDG_CONFIG_HOME: join(root, 'xdg', 'config'),
+      XDG_DATA_HOME: join(root, 'xdg', 'data'),
+      XDG_STATE_HOME: join(root, 'xdg', 'state'),
+      PNPM_HOME: join(root, 'pnpm-home'),
+      npm_config_store_dir: join(root, 'store'),
+    });
+    const dir = join(root, 'my project');
+    mkdirSync(dir, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(dir, 'package.json'), '{\n  "name": "scratch",\n  "version": "1.0.0",\n  "private": true\n}\n');
+    writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
+    const add = await runProcess(pnpm, ['add', '-D', packKit()], dir, pnpmEnv, 600_000);
+    expect(add.status, add.stdout + add.stderr).toBe(0);
+    expect(add.stdout).toMatch(/Ignored build scripts: better-sqlite3/);
+    git('add', '-A');
+    git('commit', '-q', '-m', 'scratch project with forge-reflect as a pnpm devDependency');
+    // pnpm's layout: better-sqlite3 beside the kit in node_modules/.pnpm, not hoisted to the top.
+    const driverDir = dirname(createRequire(join(realpathSync(join(dir, 'node_modules', 'forge-reflect-kit')), 'package.json')).resolve('better-sqlite3/package.json'));
+    expect(driverDir).toContain(join('node_modules', '.pnpm'));
+    const addon = join(driverDir, 'build', 'Release', 'better_sqlite3.node');
+    expect(existsSync(addon)).toBe(false);
+    const bin = join(dir, 'node_modules', '.bin', 'forge-reflect');
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnSync(bin, args, { cwd: dir, env: baseEnv(env), encoding: 'utf8', timeout: 120_000 });
+
+    // Unapproved: install works (it needs no driver); doctor and report name better-sqlite3 and the fix.
+    const install = cli(['install']);
+    expect(install.status, install.stderr).toBe(0);
+    const doctor = cli(['doctor']);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toMatch(/✗ event log +better-sqlite3, the log's driver, cannot load \(Could not locate the bindings file/);
+    expect(doctor.stdout).toContain('fix: pnpm 10 skips its build until approved: add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json and run pnpm install');
+    const unbuiltReport = cli(['report']);
+    expect(unbuiltReport.status).toBe(1);
+    expect(unbuiltReport.stderr).toMatch(/^forge-reflect: better-sqlite3, the event log's driver, cannot load .*onlyBuiltDependencies/);
+    expect(unbuiltReport.stderr).not.toContain('internal error');
+
+    // A session through the settings registration: the hooks record, the drain cannot, the events wait.
+    mock = await startMockServer([anthropicRoute(CLAUDE_SCRIPT(dir))]);
+    const run = await runClaude({ cwd: dir, mockUrl: mock.url, prompt: 'Add token rotation', env: { REFLECTION_MODE: 'solo' } });
+    expect(run.status, run.stderr.slice(0, 2000)).toBe(0);
+    await mock.close();
+    mock = undefined;
+    const sidecarDir = join(dir, '.forge', 'reflections');
+    const sidecars = readdirSync(sidecarDir).filter((n) => n.endsWith('.reflection.json'));
+    expect(sidecars).toHaveLength(1);
+    const sidecar = JSON.parse(readFileSync(join(sidecarDir, sidecars[0]!), 'utf8')) as Record<string, any>;
+    expect(sidecar.session_id).toBe(run.sessionId);
+    expect(sidecar.agent).toBe('claude-code');
+    expect(sidecar.confidence).toBe(REPORT.confidence);
+    expect(sidecar.provenance.degraded).toBe(false);
+    // The Stop hook's detached drain failed on the driver: the spool keeps everything, no log was made.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(readdirSync(join(dir, '.forge', 'spool')).length).toBeGreaterThan(0);
+    expect(existsSync(join(dir, '.forge', 'events.db'))).toBe(false);
+
+    // Approved as the docs say, then pnpm install builds it (from source: node-gyp against Node's headers).
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ ...manifest, pnpm: { onlyBuiltDependencies: ['better-sqlite3'] } }, null, 2)}\n`);
+    const approved = await runProcess(pnpm, ['install'], dir, pnpmEnv, 900_000);
+    expect(approved.status, (approved.stdout + approved.stderr).slice(-4000)).toBe(0);
+    expect(existsSync(addon)).toBe(true);
+
+    const healthy = cli(['doctor']);
+    expect(healthy.stdout).toMatch(/✓ event log +.*better-sqlite3 loads|✓ event log +.*quick_check ok/);
+    // The first command drains what waited; report shows the turn's sidecar.
+    const report = cli(['report', '--session', String(run.sessionId)]);
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^sidecars +1\n/);
+    expect(report.stdout).toMatch(/my project#main +claude-code +auth .* 0\.55 +1: src\/auth\/token\.ts/);
+    const events = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as Array<Record<string, unknown>> | { events: Array<Record<string, unknown>> };
+    const log = Array.isArray(events) ? events : events.events;
+    expect(log.filter((e) => e.type === 'tool.executed').map((e) => e.tool_name)).toEqual(['Write', 'Bash']);
+    expect(log.filter((e) => e.type === 'turn.stopped')).toHaveLength(1);
+    expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['claude-code']));
+
+    // Approved: a second session through the same hooks, and report shows both turns' sidecars.
+    rmSync(join(dir, 'src'), { recursive: true, force: true });
+    mock = await startMockServer([anthropicRoute(CLAUDE_SCRIPT(dir))]);
+    const again = await runClaude({ cwd: dir, mockUrl: mock.url, prompt: 'Add token rotation', env: { REFLECTION_MODE: 'solo' } });
+    expect(again.status, again.stderr.slice(0, 2000)).toBe(0);
+    expect(readdirSync(sidecarDir).filter((n) => n.endsWith('.reflection.json'))).toHaveLength(2);
+    const both = cli(['report']);
+    expect(both.status, both.stderr).toBe(0);
+    expect(both.stdout).toMatch(/^sidecars +2\n/);
+    expect(cli(['report', '--session', String(again.sessionId)]).stdout).toMatch(/^sidecars +1\n[^]*claude-code +auth .* 0\.55 +1: src\/auth\/token\.ts/);
+    const after = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as Array<Record<string, unknown>> | { events: Array<Record<string, unknown>> };
+    const log2 = (Array.isArray(after) ? after : after.events).filter((e) => e.session_id === again.sessionId);
+    expect(log2.filter((e) => e.type === 'tool.executed').map((e) => e.tool_name)).toEqual(['Write', 'Bash']);
+  }, 1_200_000);
 });

@@ -1,5 +1,5 @@
 /**
- * The real clients the suite drives, pinned, installed once into a cache outside the project's
+ * The real clients the suite drives (and pnpm, to install the kit with), pinned, installed once into a cache outside the project's
  * node_modules ($FORGE_E2E_CACHE, else $XDG_CACHE_HOME/forge-reflect/e2e, else ~/.cache/…) and
  * reused. Installing needs the npm registry once; a client that cannot be installed fails the
  * suite, it is never skipped.
@@ -17,6 +17,8 @@ export const CLIENTS = {
   qwen: { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
+  // Not an agent: the package manager the pnpm test installs the kit with (10: approval of builds).
+  pnpm: { pkg: 'pnpm', version: '10.34.9', bin: 'pnpm' },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;

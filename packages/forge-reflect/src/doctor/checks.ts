@@ -18,6 +18,7 @@ import { readDrainedLists } from '../log/drained-lists.js';
 import { isSpoolFileName } from '../log/spool-event.js';
 import { readRegularText } from '../regular-file.js';
 import { lstatOrNull } from '../install/files.js';
+import { DRIVER_FIX, driverErrorLine, isDriverLoadError } from '../log/connection.js';
 
 export interface DoctorContext {
   /** The repository the kit is installed in, or null outside one. */
@@ -267,19 +268,29 @@ export function checkLastSidecar(ctx: DoctorContext): Check {
   return ok('last sidecar', `${age} ago`);
 }
 
-/** SQLite's quick_check of the event log, read-only. */
+/**
+ * better-sqlite3 loads (checked even before there is a log: pnpm 10 skips its native build unless
+ * approved, and the first drain would fail), then SQLite's quick_check of the event log, read-only.
+ */
 export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
   const name = 'event log';
   const path = eventsDbPathOf(ctx.stateDir);
+  let Driver: typeof import('better-sqlite3');
+  try {
+    const { createRequire } = await import('node:module');
+    Driver = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+    new Driver(':memory:').close(); // the package loads without its addon; a Database loads the addon
+  } catch (error) {
+    if (!isDriverLoadError(error)) throw error;
+    return fail(name, `better-sqlite3, the log's driver, cannot load (${driverErrorLine(error)}): its native build is missing, so nothing drains the spool into ${path}`, DRIVER_FIX);
+  }
   try {
     // SQLite would open a FIFO in the log's place and wait for ever at its first read.
     if (!statSync(path).isFile()) return fail(name, `${path} is not a regular file`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
   } catch {
-    return ok(name, `${path} not created yet`);
+    return ok(name, `${path} not created yet (better-sqlite3 loads)`);
   }
   try {
-    const { createRequire } = await import('node:module');
-    const Driver = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
     const db = new Driver(path, { readonly: true, fileMustExist: true, timeout: 5_000 });
     try {
       const result = db.pragma('quick_check', { simple: true });
@@ -291,10 +302,6 @@ export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
     }
   } catch (error) {
     const message = (error as Error).message;
-    // better-sqlite3 without its native build: pnpm 10 skips a dependency's build unless approved.
-    if (/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|Cannot find module 'better-sqlite3'/.test(message)) {
-      return fail(name, `better-sqlite3, the log's driver, cannot load (${message.split('\n')[0]})`, 'pnpm 10: pnpm approve-builds (choose better-sqlite3), or add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json, then pnpm rebuild better-sqlite3; npm or yarn: npm rebuild better-sqlite3');
-    }
     return fail(name, `${path} is not a usable database (${message})`, 'forge-reflect doctor --repair moves it aside and starts a fresh log');
   }
 }

@@ -159,7 +159,7 @@ export function checkPlugins(repo: string, env: NodeJS.ProcessEnv = process.env)
 
 /** How to get the CLI, for a repository of any kind (never `npx` of a name the kit does not own). */
 export const CLI_HOWTO =
-  'npm install -g <a clone of the kit, or its packed .tgz> (a repository without package.json is fine), or npm install --prefix ~/.forge-reflect <same>, or as a devDependency (pnpm 10: pnpm approve-builds, or "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} in package.json)';
+  'npm install -g <a clone of the kit, or its packed .tgz> (a repository without package.json is fine), or npm install --prefix ~/.forge-reflect <same>, or as a devDependency (pnpm 10 builds better-sqlite3 only once approved: "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} in package.json then pnpm install, or pnpm approve-builds --all)';
 
 /**
  * The CLI the Stop hook would start to drain the spool, looked up as the hook does it

@@ -6,6 +6,7 @@
 import { chmodSync, closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import { UserError } from '../errors.js';
 import { notRegularFile } from '../regular-file.js';
 
 export type Database = BetterSqlite3.Database;
@@ -14,9 +15,37 @@ export const BUSY_TIMEOUT_MS = 5_000;
 
 let loaded: typeof BetterSqlite3 | undefined;
 
-/** better-sqlite3, loaded on first use (also by drain-lock.ts, whose lock is a SQLite lock). */
+/** How to get better-sqlite3's native build (doctor prints it too). */
+export const DRIVER_FIX =
+  'pnpm 10 skips its build until approved: add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json and run pnpm install (or run pnpm approve-builds --all); npm or yarn: npm rebuild better-sqlite3';
+
+/** better-sqlite3 whose native build is missing or for another Node (pnpm 10 skips the build unless approved). */
+export function isDriverLoadError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|Cannot find module 'better-sqlite3'/.test(message);
+}
+
+/** The loader's message, its first line only ("Could not locate the bindings file", not the paths it tried). */
+export function driverErrorLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/\.?\s*Tried:\s*$/, '');
+}
+
+/**
+ * better-sqlite3, loaded on first use (also by drain-lock.ts, whose lock is a SQLite lock), its
+ * native addon with it. A driver that cannot load is a UserError that names it and the fix, not an
+ * internal error.
+ */
 export function sqliteDriver(): typeof BetterSqlite3 {
-  loaded ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  if (loaded) return loaded;
+  try {
+    const Driver = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+    // The package loads without its addon; the first Database loads the addon (or fails to).
+    new Driver(':memory:').close();
+    loaded = Driver;
+  } catch (error) {
+    if (!isDriverLoadError(error)) throw error;
+    throw new UserError(`better-sqlite3, the event log's driver, cannot load (${driverErrorLine(error)}): its native build is missing; ${DRIVER_FIX}`);
+  }
   return loaded;
 }
 

@@ -48,8 +48,8 @@ export function openEventLog(stateDir: string): EventLog {
   const path = eventsDbPathOf(stateDir);
   let db: Database;
   try {
+    const Driver = sqliteDriver(); // first: a driver that cannot load leaves no empty log behind
     ensurePrivateFile(path);
-    const Driver = sqliteDriver();
     db = new Driver(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof UserError) throw error;
