@@ -53,7 +53,8 @@ export function cleanEnv(extra = {}) {
 // no baseline, runs beside the one before it.
 const launchPy = join(here, 'launch.py');
 const launcher = (() => {
-  if (args.includes('--spawn-sync')) return { name: 'node spawnSync (asked for with --spawn-sync; what a timed process leaves running is not waited for)', python: null };
+  if (args.includes('--spawn-sync'))
+    return { name: 'node spawnSync (asked for with --spawn-sync; what a timed process leaves running is not waited for)', python: null };
   const probe = spawnSync('python3', ['-c', 'import os; os.posix_spawn'], { stdio: 'ignore' });
   return probe.status === 0
     ? { name: 'posix_spawn from bench/launch.py (python3)', python: 'python3' }
@@ -66,7 +67,16 @@ const launcher = (() => {
  */
 function timeProcess(command, commandArgs, options = {}) {
   const { keepEnv, ...spawnOptions } = options;
-  const env = keepEnv ? { ...options.env } : options.env ? (() => { const e = { ...options.env }; delete e.NODE_EXTRA_CA_CERTS; delete e.NODE_OPTIONS; return e; })() : cleanEnv();
+  const env = keepEnv
+    ? { ...options.env }
+    : options.env
+      ? (() => {
+          const e = { ...options.env };
+          delete e.NODE_EXTRA_CA_CERTS;
+          delete e.NODE_OPTIONS;
+          return e;
+        })()
+      : cleanEnv();
   if (launcher.python) {
     const head = JSON.stringify({ argv: [command, ...commandArgs], cwd: options.cwd ?? process.cwd(), env });
     const input = Buffer.concat([Buffer.from(`${head}\n`), Buffer.from(options.input ?? '')]);
@@ -146,16 +156,20 @@ const floor = {
   node_ms: lastBaseline(),
 };
 // The launcher's share, for context: /bin/true started by spawnSync from this process.
-const trueBySpawnSync = median(Array.from({ length: Math.max(runs, 11) }, () => {
-  const start = process.hrtime.bigint();
-  spawnSync('/bin/true', [], { stdio: ['pipe', 'pipe', 'pipe'], env: cleanEnv() });
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}));
+const trueBySpawnSync = median(
+  Array.from({ length: Math.max(runs, 11) }, () => {
+    const start = process.hrtime.bigint();
+    spawnSync('/bin/true', [], { stdio: ['pipe', 'pipe', 'pipe'], env: cleanEnv() });
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  }),
+);
 const ctx = { runs, quick, nodeBaseline, root: join(here, '..'), timeProcess, medianOf, lastBaseline, median, cleanEnv, growthExponent };
 
 const suiteDir = join(here, 'suites');
 const suites = [];
-for (const file of readdirSync(suiteDir).filter((f) => f.endsWith('.mjs')).sort()) {
+for (const file of readdirSync(suiteDir)
+  .filter((f) => f.endsWith('.mjs'))
+  .sort()) {
   const suite = await import(pathToFileURL(join(suiteDir, file)).href);
   if (wanted.length === 0 || wanted.includes(suite.name)) suites.push(suite);
 }
@@ -164,7 +178,19 @@ if (wanted.length > 0 && suites.length === 0) {
   process.exit(2);
 }
 
-const results = { date: new Date().toISOString(), runs, quick, node_e_0_ms: nodeBaseline, node_e_0_raw_ms: rawBaseline, launcher: launcher.name, node_e_0_spawnsync_ms: syncBaseline, true_spawnsync_ms: trueBySpawnSync, process_floor: floor, suites: {}, steal: {} };
+const results = {
+  date: new Date().toISOString(),
+  runs,
+  quick,
+  node_e_0_ms: nodeBaseline,
+  node_e_0_raw_ms: rawBaseline,
+  launcher: launcher.name,
+  node_e_0_spawnsync_ms: syncBaseline,
+  true_spawnsync_ms: trueBySpawnSync,
+  process_floor: floor,
+  suites: {},
+  steal: {},
+};
 let missed = 0;
 process.stdout.write(
   `baseline: node -e 0 median ${nodeBaseline.toFixed(1)} ms over ${cleanTimes.length} runs, without NODE_EXTRA_CA_CERTS and NODE_OPTIONS like every figure below` +
@@ -189,8 +215,8 @@ for (const suite of suites) {
       row.exponent !== undefined
         ? `growth exponent ${row.exponent.toFixed(2)} (${row.points.map((p) => `${p.size.toLocaleString('en-US')}: ${p.ms.toFixed(1)} ms`).join(', ')})`
         : row.rate !== undefined
-        ? `${Math.round(row.rate).toLocaleString('en-US')} ${row.unit ?? '/s'}`
-        : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x ${row.versus ?? 'node -e 0'}`;
+          ? `${Math.round(row.rate).toLocaleString('en-US')} ${row.unit ?? '/s'}`
+          : `${row.median_ms.toFixed(1)} ms = ${(row.ratio ?? row.median_ms / nodeBaseline).toFixed(3)}x ${row.versus ?? 'node -e 0'}`;
     const ok = row.met === undefined ? '' : row.met ? '  ok' : '  MISSED';
     if (row.met === false) missed += 1;
     process.stdout.write(`  ${row.what.padEnd(44)} ${figure.padEnd(32)} target ${row.target}${ok}${row.note ? ` (${row.note})` : ''}\n`);
@@ -200,5 +226,7 @@ for (const suite of suites) {
 results.steal.whole_run = stealShare(cpuAtStart, readCpu());
 mkdirSync(join(here, 'results'), { recursive: true });
 writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`\nstolen by the hypervisor over the whole run: ${describeSteal(results.steal.whole_run)}\nwritten: bench/results/latest.json${missed ? `; ${missed} target(s) missed` : ''}\n`);
+process.stdout.write(
+  `\nstolen by the hypervisor over the whole run: ${describeSteal(results.steal.whole_run)}\nwritten: bench/results/latest.json${missed ? `; ${missed} target(s) missed` : ''}\n`,
+);
 process.exit(check && missed > 0 ? 1 : 0);

@@ -75,7 +75,9 @@ export function checkLayout(srcDir) {
     const from = placeOf(file);
     if (from.floor === undefined) problems.push(`${file}: folder ${from.folder}/ has no floor in FLOORS`);
     for (const spec of importsOf(readFileSync(join(src, file), 'utf8'))) {
-      const target = relative(src, resolve(dirname(join(src, file)), spec.replace(/\.js$/, '.ts'))).split(sep).join('/');
+      const target = relative(src, resolve(dirname(join(src, file)), spec.replace(/\.js$/, '.ts')))
+        .split(sep)
+        .join('/');
       if (target.startsWith('..') || !known.has(target)) continue; // outside src/ (a package), or generated
       edges.get(file).push(target);
       const to = placeOf(target);
@@ -88,17 +90,31 @@ export function checkLayout(srcDir) {
   }
   // Circles between files: Tarjan's strongly connected components.
   let index = 0;
-  const idx = new Map(), low = new Map(), stack = [], onStack = new Set(), circles = [];
+  const idx = new Map(),
+    low = new Map(),
+    stack = [],
+    onStack = new Set(),
+    circles = [];
   const strong = (v) => {
-    idx.set(v, index); low.set(v, index); index++; stack.push(v); onStack.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of edges.get(v)) {
-      if (!idx.has(w)) { strong(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
     }
     if (low.get(v) === idx.get(v)) {
       const group = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); group.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
       if (group.length > 1 || edges.get(v).includes(v)) circles.push(group.sort());
     }
   };

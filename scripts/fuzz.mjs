@@ -57,8 +57,38 @@ function listFixtures(dir) {
   return out;
 }
 const FIXTURES = listFixtures(PAYLOADS);
-const EVENTS = ['PostToolUse', 'PostToolUseFailure', 'SessionStart', 'SubagentStop', 'UserPromptSubmit', 'SessionEnd', 'PreCompact', 'Notification', '', '../x', 'a b', 'Stop;rm -rf /', 'é'];
-const NASTY = ['', '\u0000', '\u001b[31m', '../../etc/passwd', '"', '\\', '\ud800', '__proto__', 'constructor', '\u202e', '$(touch pwned)', '`id`', '%s%n', '\r\n', 'A'.repeat(5000)];
+const EVENTS = [
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SessionStart',
+  'SubagentStop',
+  'UserPromptSubmit',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
+  '',
+  '../x',
+  'a b',
+  'Stop;rm -rf /',
+  'é',
+];
+const NASTY = [
+  '',
+  '\u0000',
+  '\u001b[31m',
+  '../../etc/passwd',
+  '"',
+  '\\',
+  '\ud800',
+  '__proto__',
+  'constructor',
+  '\u202e',
+  '$(touch pwned)',
+  '`id`',
+  '%s%n',
+  '\r\n',
+  'A'.repeat(5000),
+];
 
 function randomString() {
   switch (int(5)) {
@@ -87,7 +117,10 @@ function randomValue(depth = 0) {
       return Array.from({ length: int(4) }, () => randomValue(depth + 1));
     default: {
       const out = {};
-      for (let i = int(5); i > 0; i--) out[pick(['session_id', 'tool_name', 'hook_event_name', 'cwd', 'tool_input', 'tool_response', '__proto__', 'constructor', randomString().slice(0, 40)])] = randomValue(depth + 1);
+      for (let i = int(5); i > 0; i--)
+        out[
+          pick(['session_id', 'tool_name', 'hook_event_name', 'cwd', 'tool_input', 'tool_response', '__proto__', 'constructor', randomString().slice(0, 40)])
+        ] = randomValue(depth + 1);
       return out;
     }
   }
@@ -118,7 +151,14 @@ function randomPayload() {
     case 5:
       return depthBomb(10_000);
     case 6:
-      return Buffer.from(JSON.stringify({ session_id: randomString(), hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: { stdout: 'y'.repeat(int(1_200_000)) } }));
+      return Buffer.from(
+        JSON.stringify({
+          session_id: randomString(),
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Bash',
+          tool_response: { stdout: 'y'.repeat(int(1_200_000)) },
+        }),
+      );
     case 7:
       return Buffer.from('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"session_id":"proto"}');
     default:
@@ -133,7 +173,9 @@ function randomSelfReport() {
     case 1:
       return depthBomb(10_000);
     case 2:
-      return Buffer.from(JSON.stringify({ confidence: 0.5, most_likely_wrong: { surface: 'auth', description: randomString() }, known_not_in_diff: randomString() }));
+      return Buffer.from(
+        JSON.stringify({ confidence: 0.5, most_likely_wrong: { surface: 'auth', description: randomString() }, known_not_in_diff: randomString() }),
+      );
     case 3:
       return Buffer.from('{"__proto__":{"x":1},"constructor":1,"confidence":0.4,"most_likely_wrong":null,"known_not_in_diff":null}');
     case 4:
@@ -143,7 +185,13 @@ function randomSelfReport() {
     case 6:
       return Buffer.from('{"confidence":0.9,"most_likely_wrong":{"surface":"data","description":"cut');
     default:
-      return Buffer.from(JSON.stringify({ confidence: rnd(), most_likely_wrong: { surface: 'data', description: `\u001b]0;title\u0007${'z'.repeat(int(9000))}` }, known_not_in_diff: null }));
+      return Buffer.from(
+        JSON.stringify({
+          confidence: rnd(),
+          most_likely_wrong: { surface: 'data', description: `\u001b]0;title\u0007${'z'.repeat(int(9000))}` },
+          known_not_in_diff: null,
+        }),
+      );
   }
 }
 
@@ -189,7 +237,10 @@ const gitBefore = git('status', '--porcelain', '--ignored').stdout;
 const env = { ...process.env, REFLECTION_MODE: 'solo', HOME: sandbox };
 for (const k of ['FORGE_DIR', 'REFLECTION_DIR', 'REFLECTION_INPUT', 'FORGE_REFLECT_CLI', 'FORGE_DEBUG']) delete env[k];
 // no drain started by the Stop hook: the fuzzer drains, so it knows what was spooled
-env.PATH = (env.PATH ?? '').split(':').filter((p) => !existsSync(join(p, 'forge-reflect'))).join(':');
+env.PATH = (env.PATH ?? '')
+  .split(':')
+  .filter((p) => !existsSync(join(p, 'forge-reflect')))
+  .join(':');
 
 // The hooks' bash: `bash` on PATH, or in the stock-Mac pass (which routes every hook run to it) the
 // stand-in's 3.2. bash 5 has a clock (EPOCHREALTIME); an older one has none (docs/decisions.md).
@@ -199,13 +250,28 @@ if (!Number.isInteger(hookMajor) || hookMajor < 3) fail(`cannot tell the version
 const HOOK_CLOCK = hookMajor >= 5;
 const ZEROS = '0000000000000000';
 
-const figures = { seed: SEED, clock: HOOK_CLOCK ? 'hook' : 'file', event_cases: 0, stop_cases: 0, spooled: 0, logged: 0, rejected: 0, sidecars: 0, events_lost: 0, invariant_failures: 0 };
+const figures = {
+  seed: SEED,
+  clock: HOOK_CLOCK ? 'hook' : 'file',
+  event_cases: 0,
+  stop_cases: 0,
+  spooled: 0,
+  logged: 0,
+  rejected: 0,
+  sidecars: 0,
+  events_lost: 0,
+  invariant_failures: 0,
+};
 /** Each spooled file's name (without `.event`: its name in rejected/ too) → the id the log keeps it under. */
 const spooled = new Map();
 
 function runHook(script, arg, input) {
   const r = spawnSync('bash', arg === null ? [script] : [script, arg], { cwd: repo, env, input, maxBuffer: 1 << 20, timeout: 60_000 });
-  if (r.status !== 0 || r.stdout.length > 0) fail(`${script} ${arg ?? ''} broke the promise: exit ${r.status} signal ${r.signal}, stdout ${JSON.stringify(r.stdout.toString().slice(0, 200))}`, input.subarray(0, 300).toString('utf8'));
+  if (r.status !== 0 || r.stdout.length > 0)
+    fail(
+      `${script} ${arg ?? ''} broke the promise: exit ${r.status} signal ${r.signal}, stdout ${JSON.stringify(r.stdout.toString().slice(0, 200))}`,
+      input.subarray(0, 300).toString('utf8'),
+    );
 }
 
 function noteSpool() {
@@ -234,14 +300,16 @@ function loggedIdOf(path, stem) {
   } catch {
     fail(`spool file ${stem} has no JSON envelope`, text.slice(0, 300));
   }
-  if (env.clock !== 'file' || env.received_us !== 0) fail(`spool file ${stem} is named with 16 zeros, its envelope says clock ${env.clock}, received_us ${env.received_us}`);
+  if (env.clock !== 'file' || env.received_us !== 0)
+    fail(`spool file ${stem} is named with 16 zeros, its envelope says clock ${env.clock}, received_us ${env.received_us}`);
   return `${String(Math.round(statSync(path).mtimeMs * 1000)).padStart(16, '0')}${stem.slice(16)}`;
 }
 
 function drain() {
   noteSpool();
   const r = spawnSync(process.execPath, [CLI, 'ingest'], { cwd: repo, env, encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0 || /at .*\.js:\d+|SQLITE_BUSY|RangeError/.test(r.stderr + r.stdout)) fail(`forge-reflect ingest failed: exit ${r.status}`, r.stderr + r.stdout);
+  if (r.status !== 0 || /at .*\.js:\d+|SQLITE_BUSY|RangeError/.test(r.stderr + r.stdout))
+    fail(`forge-reflect ingest failed: exit ${r.status}`, r.stderr + r.stdout);
 }
 
 const t0 = Date.now();
@@ -267,7 +335,9 @@ for (const [path, sig] of after) {
   if (before.get(path) !== sig) fail(`a file outside the state dir was written: ${path}`);
 }
 for (const path of before.keys()) if (!after.has(path)) fail(`a file outside the state dir vanished: ${path}`);
-const gitAfter = git('status', '--porcelain', '--ignored').stdout.split('\n').filter((l) => !/src\/f\d+\.ts|^$/.test(l));
+const gitAfter = git('status', '--porcelain', '--ignored')
+  .stdout.split('\n')
+  .filter((l) => !/src\/f\d+\.ts|^$/.test(l));
 const gitBeforeLines = gitBefore.split('\n').filter((l) => l !== '');
 const extra = gitAfter.filter((l) => !gitBeforeLines.includes(l) && l !== '!! .forge/');
 if (extra.length > 0) fail('git sees new files outside the state dir', extra.join('\n'));
@@ -284,11 +354,20 @@ if (existsSync(rejectedDir)) {
     rejected.add(id);
   }
 }
-const q = spawnSync(process.execPath, ['--input-type=module', '-e', `
+const q = spawnSync(
+  process.execPath,
+  [
+    '--input-type=module',
+    '-e',
+    `
 import Database from 'better-sqlite3';
 const db = new Database(process.argv[1], { readonly: true });
 process.stdout.write(JSON.stringify(db.prepare('SELECT id FROM events').all().map((r) => r.id)));
-`, join(state, 'events.db')], { cwd: join(KIT, 'packages/forge-reflect'), encoding: 'utf8', maxBuffer: 64 << 20 });
+`,
+    join(state, 'events.db'),
+  ],
+  { cwd: join(KIT, 'packages/forge-reflect'), encoding: 'utf8', maxBuffer: 64 << 20 },
+);
 if (q.status !== 0) fail('cannot read the log', q.stderr);
 const ids = JSON.parse(q.stdout);
 const logged = new Set(ids);
@@ -296,7 +375,8 @@ if (logged.size !== ids.length) fail('an event is in the log twice');
 for (const [stem, id] of spooled) {
   const inLog = logged.has(id);
   const inRejected = rejected.has(stem);
-  if (inLog === inRejected) fail(`event ${stem}${id === stem ? '' : ` (logged as ${id})`} is ${inLog ? 'both in the log and rejected' : 'lost: neither in the log nor rejected'}`);
+  if (inLog === inRejected)
+    fail(`event ${stem}${id === stem ? '' : ` (logged as ${id})`} is ${inLog ? 'both in the log and rejected' : 'lost: neither in the log nor rejected'}`);
 }
 figures.spooled = spooled.size;
 figures.logged = logged.size;
@@ -309,7 +389,8 @@ for (const name of sidecars) {
   if (!parsed.success) fail(`sidecar ${name} is not valid reflection.v1`, JSON.stringify(parsed.error.issues[0]));
   const sc = parsed.data;
   for (const text of [sc.known_not_in_diff, sc.most_likely_wrong?.description]) {
-    if (typeof text === 'string' && (text.length > 4096 || /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text))) fail(`sidecar ${name} holds an uncapped or control-character string`);
+    if (typeof text === 'string' && (text.length > 4096 || /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text)))
+      fail(`sidecar ${name} holds an uncapped or control-character string`);
   }
 }
 if (sidecars.length !== STOP_CASES) fail(`${STOP_CASES} Stop runs wrote ${sidecars.length} sidecars`);

@@ -25,9 +25,7 @@ function isShell(path) {
 const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
   .split('\0')
   .filter(Boolean);
-const files = [...new Set([...listed.filter(isShell), ...GENERATED.filter((p) => existsSync(join(root, p)))])]
-  .filter((p) => existsSync(join(root, p)))
-  .sort();
+const files = [...new Set([...listed.filter(isShell), ...GENERATED.filter((p) => existsSync(join(root, p)))])].filter((p) => existsSync(join(root, p))).sort();
 
 let findings = 0;
 const native = spawnSync('shellcheck', ['--version'], { encoding: 'utf8' });

@@ -54,7 +54,7 @@ export const MAC_BATS = [
 /** bats files that run a hook and are not in the Mac pass, and why. */
 export const MAC_BATS_EXCLUDED = {
   'tests/bats/doctor.bats': 'doctor checks the machine it runs on (its bash, its tools): its Mac behaviour is tested by its own suites',
-  'tests/bats/bench.bats': 'the speed suite: its runs under the stand-in are the bench\'s own',
+  'tests/bats/bench.bats': "the speed suite: its runs under the stand-in are the bench's own",
   'tests/bats/hook-portable.bats': 'runs lib/common.sh under both bashes itself, in every pass',
   'tests/bats/hook-syntax.bats': 'parses every hook file with bash 3.2 itself, in every pass',
 };
@@ -79,7 +79,7 @@ export const MAC_VITEST_EXCLUDED = {
   'packages/forge-reflect/test/install-merge.test.ts': 'the registration text only',
   'packages/forge-reflect/test/helper-protocol.test.ts': 'reads the Stop hook as text for the facts it sends',
   'packages/forge-reflect/test/runtimes.test.ts': 'the registration texts and payload shapes only',
-  'packages/forge-reflect/test/plugins.test.ts': 'the plugin files and doctor reading them; tests/bats/plugins.bats runs the plugins\' hooks',
+  'packages/forge-reflect/test/plugins.test.ts': "the plugin files and doctor reading them; tests/bats/plugins.bats runs the plugins' hooks",
   'packages/forge-reflect/test/schema-validators-generated.test.ts': 'reads the helper bundle as text',
   'packages/risk-floor/test/risk-floor.test.ts': 'a hook path in its corpus of paths',
 };
@@ -368,7 +368,12 @@ async function main() {
   }
   if (o.help) {
     const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-    process.stdout.write(`${text.slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+    process.stdout.write(
+      `${text
+        .slice(1, 13)
+        .map((l) => l.replace(/^\/\/ ?/, ''))
+        .join('\n')}\n`,
+    );
     return 0;
   }
   if (o.list) {
@@ -409,7 +414,10 @@ async function main() {
         const scripts = existsSync(noted) ? [...new Set(readFileSync(noted, 'utf8').split('\n').filter(Boolean))] : [];
         const hooks = scripts.filter((f) => resolve(f).startsWith(join(root, 'hooks') + '/') || /\/\.[a-z]+\/hooks\/forge-reflect\//.test(f));
         for (const f of hooks) r.problems.push(`a hook file ran in the system bash, not the stand-in's (tests/helpers/macos-like-bash.sh): ${f}`);
-        if (scripts.length) process.stdout.write(`\nscripts the stock-Mac pass ran in the system bash (test code): ${scripts.map((f) => (resolve(f).startsWith(`${root}/`) ? relative(root, resolve(f)) : f)).join(', ')}\n`);
+        if (scripts.length)
+          process.stdout.write(
+            `\nscripts the stock-Mac pass ran in the system bash (test code): ${scripts.map((f) => (resolve(f).startsWith(`${root}/`) ? relative(root, resolve(f)) : f)).join(', ')}\n`,
+          );
         results.push(r);
       } finally {
         gone();

@@ -30,7 +30,10 @@ export function scratchRepo(root, files, { bash = 'bash', env = process.env } = 
   // The kit's hooks where a registration finds them, vendored by the kit's own installer as a user's
   // repo has them (copies, not a link to the kit: node would resolve a link's path at every start),
   // committed with the base: not a change.
-  execFileSync(process.execPath, [join(root, 'packages/forge-reflect/bin/forge-reflect.js'), 'install', '--repo', dir], { stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+  execFileSync(process.execPath, [join(root, 'packages/forge-reflect/bin/forge-reflect.js'), 'install', '--repo', dir], {
+    stdio: 'ignore',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const paths = [];
   for (let i = 0; i < Math.max(files, 1); i += 1) {
     const area = AREAS[i % AREAS.length];
@@ -72,7 +75,12 @@ export async function run(ctx) {
   const prettyPayload = readFileSync(join(root, 'tests/fixtures/payloads/post-tool-use-edit.json'));
   const toolPayload = Buffer.from(JSON.stringify(JSON.parse(prettyPayload.toString('utf8'))));
   const bigPayload = Buffer.from(JSON.stringify({ ...JSON.parse(prettyPayload.toString('utf8')), padding: 'x'.repeat(2_900) }));
-  const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
+  const stopPayload = JSON.stringify({
+    session_id: SESSION,
+    hook_event_name: 'Stop',
+    last_assistant_message:
+      'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n',
+  });
   // The Stop hook's helper keeps a V8 code cache in the state dir (src/helper/code-cache.ts): the
   // first timed Stop of a repo writes it and the others use it, as a user's Stops do after their
   // first. One row times the Stop hook without it, as context.
@@ -101,7 +109,10 @@ export async function run(ctx) {
       return r.ms;
     });
   };
-  const livesOn = () => (settled.length > 0 ? `its helper runs on ${median(settled).toFixed(1)} ms after it (the drain's start, node's exit), waited for untimed before the next run` : undefined);
+  const livesOn = () =>
+    settled.length > 0
+      ? `its helper runs on ${median(settled).toFixed(1)} ms after it (the drain's start, node's exit), waited for untimed before the next run`
+      : undefined;
   // Called right after the figure's own medianOf: lastBaseline() is the node -e 0 timed between its runs.
   const row = (what, median_ms, limit) => {
     const ratio = median_ms / lastBaseline();
@@ -124,9 +135,25 @@ export async function run(ctx) {
       row('stop hook, mode off', time(repo, stopHook, stopPayload, ''), 0.08),
       row('event hook, solo (PostToolUse, one line: a record of the spool log)', time(repo, eventHook, toolPayload, 'solo', near), 0.2),
       row('event hook, solo (the same payload on many lines: a record too)', time(repo, eventHook, prettyPayload, 'solo', near), 0.2),
-      { ...row(`event hook, solo (one line of ${bigPayload.length.toLocaleString('en-US')} bytes: over a record, a file of its own)`, time(repo, eventHook, bigPayload, 'solo'), Infinity), target: 'context (a payload of 4,000-4,096 bytes)', met: undefined },
+      {
+        ...row(
+          `event hook, solo (one line of ${bigPayload.length.toLocaleString('en-US')} bytes: over a record, a file of its own)`,
+          time(repo, eventHook, bigPayload, 'solo'),
+          Infinity,
+        ),
+        target: 'context (a payload of 4,000-4,096 bytes)',
+        met: undefined,
+      },
       { ...row('stop hook, solo, 200 changed files', time(repo, stopHook, stopPayload, 'solo', near), 1.5), note: livesOn() },
-      { ...row('stop hook, solo, 200 changed files, no code cache (FORGE_CODE_CACHE=off: a first Stop)', time(repo, stopHook, stopPayload, 'solo', runs, { FORGE_CODE_CACHE: 'off' }), Infinity), target: 'context (the first Stop after a build or a node upgrade)', met: undefined },
+      {
+        ...row(
+          'stop hook, solo, 200 changed files, no code cache (FORGE_CODE_CACHE=off: a first Stop)',
+          time(repo, stopHook, stopPayload, 'solo', runs, { FORGE_CODE_CACHE: 'off' }),
+          Infinity,
+        ),
+        target: 'context (the first Stop after a build or a node upgrade)',
+        met: undefined,
+      },
     ];
     if (filesIn(repo) !== 200) throw new Error(`expected 200 changed files in the Stop sidecar, got ${filesIn(repo)}`);
 
@@ -134,7 +161,13 @@ export async function run(ctx) {
     const long = scratchRepo(root, 200);
     repos.push(long);
     const reflections = join(long, '.forge/reflections');
-    const listSidecars = (dir) => { try { return readdirSync(dir).filter((f) => f.endsWith('.reflection.json')); } catch { return []; } };
+    const listSidecars = (dir) => {
+      try {
+        return readdirSync(dir).filter((f) => f.endsWith('.reflection.json'));
+      } catch {
+        return [];
+      }
+    };
     const model = readFileSync(join(repo, '.forge/reflections', listSidecars(join(repo, '.forge/reflections'))[0]));
     mkdirSync(reflections, { recursive: true });
     const turnPoints = [];
@@ -164,7 +197,14 @@ export async function run(ctx) {
       return once(long);
     });
     const fresh = median(firstTimes);
-    rows.push({ what: 'stop hook after 1,000 earlier turns vs 1', median_ms: aged, ratio: aged / lastBaseline(), target: 'within 10% of the first turn', met: Math.abs(aged - fresh) / fresh <= 0.1, note: `${fresh.toFixed(1)} ms first, ${sidecars()} sidecars in the long session; interleaved` });
+    rows.push({
+      what: 'stop hook after 1,000 earlier turns vs 1',
+      median_ms: aged,
+      ratio: aged / lastBaseline(),
+      target: 'within 10% of the first turn',
+      met: Math.abs(aged - fresh) / fresh <= 0.1,
+      note: `${fresh.toFixed(1)} ms first, ${sidecars()} sidecars in the long session; interleaved`,
+    });
     rows.push({ what: 'stop hook vs turns in the session', exponent: growthExponent(turnPoints), points: turnPoints, target: 'context (0 = flat)' });
 
     // The folder's size: sidecars of other sessions beside this one's (months of use). The Stop hook

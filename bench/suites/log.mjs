@@ -34,10 +34,19 @@ function* rows(n, at) {
     const turn = i % 20 === 19;
     const tool = TOOLS[i % TOOLS.length];
     yield {
-      id: `${String(ms * 1000 + (i % 1000)).padStart(16, '0')}-${i}-bench`, session_id: session, agent_id: null, ts: iso(ms), runtime: 'claude-code',
-      type: turn ? 'turn.stopped' : i % 7 === 3 ? 'tool.failed' : 'tool.executed', hook_event: turn ? 'Stop' : 'PostToolUse',
-      tool_name: turn ? null : tool, tool_use_id: null, duration_ms: turn ? null : 10 + (i % 1000), cwd: '/home/dev/acme',
-      payload: turn ? '{"hook_event_name":"Stop"}' : `{"tool_name":"${tool}","tool_input":{"command":"step ${i % 50}"}}`, truncated: 0,
+      id: `${String(ms * 1000 + (i % 1000)).padStart(16, '0')}-${i}-bench`,
+      session_id: session,
+      agent_id: null,
+      ts: iso(ms),
+      runtime: 'claude-code',
+      type: turn ? 'turn.stopped' : i % 7 === 3 ? 'tool.failed' : 'tool.executed',
+      hook_event: turn ? 'Stop' : 'PostToolUse',
+      tool_name: turn ? null : tool,
+      tool_use_id: null,
+      duration_ms: turn ? null : 10 + (i % 1000),
+      cwd: '/home/dev/acme',
+      payload: turn ? '{"hook_event_name":"Stop"}' : `{"tool_name":"${tool}","tool_input":{"command":"step ${i % 50}"}}`,
+      truncated: 0,
     };
   }
 }
@@ -122,8 +131,11 @@ export async function run(ctx) {
       const p = points[what];
       const { small, large } = paired[what];
       out.push({
-        what: `${what} vs log size`, exponent: growthExponent(p), points: p,
-        target: `${p[p.length - 1].size.toLocaleString('en-US')} within 20% of ${p[0].size.toLocaleString('en-US')}`, met: (large - small) / small <= 0.2,
+        what: `${what} vs log size`,
+        exponent: growthExponent(p),
+        points: p,
+        target: `${p[p.length - 1].size.toLocaleString('en-US')} within 20% of ${p[0].size.toLocaleString('en-US')}`,
+        met: (large - small) / small <= 0.2,
         note: `timed in turn: ${small.toFixed(1)} ms at ${p[0].size.toLocaleString('en-US')} events, ${large.toFixed(1)} ms at ${p[p.length - 1].size.toLocaleString('en-US')}`,
       });
     }

@@ -86,7 +86,9 @@ function killLeftIn(dir) {
 
 function sidecarNames(repo) {
   try {
-    return readdirSync(join(repo, '.forge', 'reflections')).filter((n) => n.endsWith('.reflection.json')).sort();
+    return readdirSync(join(repo, '.forge', 'reflections'))
+      .filter((n) => n.endsWith('.reflection.json'))
+      .sort();
   } catch {
     return [];
   }
@@ -112,7 +114,12 @@ export async function run(ctx) {
   const oneLine = (name) => Buffer.from(JSON.stringify(JSON.parse(readFileSync(join(root, 'tests/fixtures/payloads', name), 'utf8'))));
   const bashPayload = oneLine('post-tool-use-bash.json');
   const editPayload = oneLine('post-tool-use-edit.json');
-  const stopPayload = JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', last_assistant_message: 'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n' });
+  const stopPayload = JSON.stringify({
+    session_id: SESSION,
+    hook_event_name: 'Stop',
+    last_assistant_message:
+      'done\n\n```reflection\n{"confidence":0.6,"most_likely_wrong":{"surface":"auth","description":"x"},"known_not_in_diff":null}\n```\n',
+  });
   const scratch = mkdtempSync(join(tmpdir(), 'forge-bench-mac-'));
   // The drain each Stop starts: a stand-in that exits at once (as in the hooks suite), a Mac's sh script.
   const drainStandIn = join(scratch, 'forge-reflect');
@@ -162,7 +169,10 @@ export async function run(ctx) {
       const { ms, problem, note } = measure();
       return unlessBroken({ ...row(what, ms, limit), note }, problem);
     } catch (error) {
-      return unlessBroken({ what, median_ms: Number.NaN, ratio: Number.NaN, target: `<= ${limit}x`, met: false }, error instanceof Error ? error.message : String(error));
+      return unlessBroken(
+        { what, median_ms: Number.NaN, ratio: Number.NaN, target: `<= ${limit}x`, met: false },
+        error instanceof Error ? error.message : String(error),
+      );
     }
   };
   let repo;
@@ -171,7 +181,13 @@ export async function run(ctx) {
     const near = quick ? runs : Math.max(runs, 41);
     const rows = [];
     // The floor: a bare start of the stand-in's sh (bash 3.2), which every hook pays first.
-    rows.push(context("sh -c 'exit 0' (the stand-in's: bash 3.2)", medianOf(Math.max(runs, 11), () => timeProcess('sh', ['-c', 'exit 0'], { env: macEnv }).ms), 'context (the floor of every hook here)'));
+    rows.push(
+      context(
+        "sh -c 'exit 0' (the stand-in's: bash 3.2)",
+        medianOf(Math.max(runs, 11), () => timeProcess('sh', ['-c', 'exit 0'], { env: macEnv }).ms),
+        'context (the floor of every hook here)',
+      ),
+    );
     rows.push(context('event hook, mode off', time(repo, eventHook, bashPayload, ''), 'context'));
     rows.push(context('stop hook, mode off', time(repo, stopHook, stopPayload, ''), 'context'));
 
@@ -179,26 +195,31 @@ export async function run(ctx) {
       ['event hook, solo (PostToolUse, a Bash call: a spool file)', bashPayload, 'files'],
       [`event hook, solo (PostToolUse, an Edit: ${editPayload.length.toLocaleString('en-US')} bytes: a spool file)`, editPayload, 'files'],
     ]) {
-      rows.push(target(what, 0.25, () => {
-        const before = spooled(repo, 'PostToolUse');
-        const ms = time(repo, eventHook, input, 'solo', near);
-        return { ms, problem: spoolProblem(before, spooled(repo, 'PostToolUse'), kind, near) };
-      }));
+      rows.push(
+        target(what, 0.25, () => {
+          const before = spooled(repo, 'PostToolUse');
+          const ms = time(repo, eventHook, input, 'solo', near);
+          return { ms, problem: spoolProblem(before, spooled(repo, 'PostToolUse'), kind, near) };
+        }),
+      );
     }
 
-    rows.push(target('stop hook, solo, 200 changed files', 2, () => {
-      const before = sidecarNames(repo);
-      const ms = time(repo, stopHook, stopPayload, 'solo', near);
-      const written = sidecarNames(repo).filter((n) => !before.includes(n));
-      let problem = written.length !== near ? `${written.length} sidecars for ${near} runs` : null;
-      if (!problem) {
-        const sidecar = JSON.parse(readFileSync(join(repo, '.forge', 'reflections', written[written.length - 1]), 'utf8'));
-        if (sidecar.files_changed?.length !== 200) problem = `the sidecar names ${sidecar.files_changed?.length} changed files, not 200`;
-        else if (sidecar.confidence !== 0.6 || sidecar.provenance?.degraded !== false) problem = `the sidecar missed the self-report (confidence ${sidecar.confidence}, degraded ${sidecar.provenance?.degraded})`;
-      }
-      const note = settled.length > 0 ? `its helper runs on ${median(settled).toFixed(1)} ms after it, waited for untimed before the next run` : undefined;
-      return { ms, problem, note };
-    }));
+    rows.push(
+      target('stop hook, solo, 200 changed files', 2, () => {
+        const before = sidecarNames(repo);
+        const ms = time(repo, stopHook, stopPayload, 'solo', near);
+        const written = sidecarNames(repo).filter((n) => !before.includes(n));
+        let problem = written.length !== near ? `${written.length} sidecars for ${near} runs` : null;
+        if (!problem) {
+          const sidecar = JSON.parse(readFileSync(join(repo, '.forge', 'reflections', written[written.length - 1]), 'utf8'));
+          if (sidecar.files_changed?.length !== 200) problem = `the sidecar names ${sidecar.files_changed?.length} changed files, not 200`;
+          else if (sidecar.confidence !== 0.6 || sidecar.provenance?.degraded !== false)
+            problem = `the sidecar missed the self-report (confidence ${sidecar.confidence}, degraded ${sidecar.provenance?.degraded})`;
+        }
+        const note = settled.length > 0 ? `its helper runs on ${median(settled).toFixed(1)} ms after it, waited for untimed before the next run` : undefined;
+        return { ms, problem, note };
+      }),
+    );
     return rows;
   } finally {
     if (repo) killLeftIn(repo);

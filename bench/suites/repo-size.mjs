@@ -43,7 +43,8 @@ export async function run(ctx) {
     };
     const timed = (command, args, input = '') => {
       const r = timeProcess(command, args, { cwd: repo, input, env: env() });
-      if (r.status !== 0 || (command === 'sh' && r.stdout.length > 0)) throw new Error(`${args.join(' ')} broke its promise in the benchmark (exit ${r.status})`);
+      if (r.status !== 0 || (command === 'sh' && r.stdout.length > 0))
+        throw new Error(`${args.join(' ')} broke its promise in the benchmark (exit ${r.status})`);
       return r.ms;
     };
     const gitStatus = () => timed('git', ['status', '--porcelain']);
@@ -96,7 +97,15 @@ export async function run(ctx) {
         times.status.push(gitStatus());
         times.stop.push(timed('sh', ['-c', stopHook], JSON.stringify({ session_id: id, hook_event_name: 'Stop', last_assistant_message: 'done' })));
         const dir = join(repo, '.forge/reflections');
-        const sidecar = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.reflection.json'))), 'utf8'));
+        const sidecar = JSON.parse(
+          readFileSync(
+            join(
+              dir,
+              readdirSync(dir).find((f) => f.endsWith('.reflection.json')),
+            ),
+            'utf8',
+          ),
+        );
         if (JSON.stringify(sidecar.files_changed) !== JSON.stringify(expected)) {
           wrong.push(`run ${i + 1}: the sidecar named ${JSON.stringify(sidecar.files_changed)}, not ${JSON.stringify(expected)} (${sidecar.risk.reason})`);
         }
@@ -128,7 +137,9 @@ export async function run(ctx) {
         });
       }
       // Progress, for a run that takes many minutes (the rows are printed at the suite's end).
-      process.stdout.write(`  (${label}: git status ${git.toFixed(0)} ms, SessionStart ${median(times.start).toFixed(0)} ms, Stop ${median(times.stop).toFixed(0)} ms, ${wrong.length ? `${wrong.length} run(s) not exact` : 'exact'})\n`);
+      process.stdout.write(
+        `  (${label}: git status ${git.toFixed(0)} ms, SessionStart ${median(times.start).toFixed(0)} ms, Stop ${median(times.stop).toFixed(0)} ms, ${wrong.length ? `${wrong.length} run(s) not exact` : 'exact'})\n`,
+      );
       if (start === 'clean') {
         curves.status.push({ size, ms: git });
         curves.start.push({ size, ms: median(times.start) });
@@ -137,9 +148,24 @@ export async function run(ctx) {
     }
   }
   if (sizes.length > 1) {
-    rows.push({ what: 'git status --porcelain vs tracked files', exponent: growthExponent(curves.status), points: curves.status, target: 'context (1 = linear)' });
-    rows.push({ what: 'SessionStart (clean) vs tracked files', exponent: growthExponent(curves.start), points: curves.start, target: "context: git status's exponent" });
-    rows.push({ what: 'Stop (clean start) vs tracked files', exponent: growthExponent(curves.stop), points: curves.stop, target: "context: git status's exponent" });
+    rows.push({
+      what: 'git status --porcelain vs tracked files',
+      exponent: growthExponent(curves.status),
+      points: curves.status,
+      target: 'context (1 = linear)',
+    });
+    rows.push({
+      what: 'SessionStart (clean) vs tracked files',
+      exponent: growthExponent(curves.start),
+      points: curves.start,
+      target: "context: git status's exponent",
+    });
+    rows.push({
+      what: 'Stop (clean start) vs tracked files',
+      exponent: growthExponent(curves.stop),
+      points: curves.stop,
+      target: "context: git status's exponent",
+    });
   }
   return rows;
 }

@@ -16,9 +16,15 @@ function corpus(dir, n) {
   for (let i = 0; i < n; i += 1) {
     const surface = SURFACES[i % SURFACES.length];
     const sidecar = {
-      schema: 'reflection.v1', task_ref: `acme#${i % 40}`, agent: 'claude-code', session_id: `s-${i % 300}`,
-      timestamp: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), repo: 'acme',
-      confidence: i % 3 ? 0.7 : null, most_likely_wrong: null, known_not_in_diff: null,
+      schema: 'reflection.v1',
+      task_ref: `acme#${i % 40}`,
+      agent: 'claude-code',
+      session_id: `s-${i % 300}`,
+      timestamp: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+      repo: 'acme',
+      confidence: i % 3 ? 0.7 : null,
+      most_likely_wrong: null,
+      known_not_in_diff: null,
       risk: { needs_review: i % 2 === 0, score: i % 2 === 0 ? 1 : 0.1, surface, reason: `${surface} surface` },
       files_changed: [`src/${surface}/file-${i}.ts`, 'README.md'],
       provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: i % 5 === 0, reflection_mode: 'solo' },
@@ -46,7 +52,10 @@ export async function run(ctx) {
     return r.ms;
   };
   /** A figure and the node -e 0 timed between its own runs. */
-  const timed = (count, once) => { const ms = medianOf(count, once); return { ms, base: lastBaseline() }; };
+  const timed = (count, once) => {
+    const ms = medianOf(count, once);
+    return { ms, base: lastBaseline() };
+  };
   const row = (what, t, limit) => ({ what, median_ms: t.ms, ratio: t.ms / t.base, target: `<= ${limit}x`, met: t.ms / t.base <= limit });
   try {
     // A target figure: a median of >= 11 runs (issue 12), each with an index of its own.

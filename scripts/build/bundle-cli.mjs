@@ -17,7 +17,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const yargsAssertLite = {
   name: 'yargs-assert-lite',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (args.importer.includes('/node_modules/yargs/') ? { path: join(root, 'scripts/build/assert-lite.mjs') } : undefined));
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
+      args.importer.includes('/node_modules/yargs/') ? { path: join(root, 'scripts/build/assert-lite.mjs') } : undefined,
+    );
   },
 };
 const outdir = join(root, 'packages/forge-reflect/dist-bundle');

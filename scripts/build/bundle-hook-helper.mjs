@@ -28,7 +28,9 @@ const common = {
 function refuseImportMeta(result) {
   const meta = result.warnings.filter((w) => w.text.includes('import.meta'));
   if (meta.length > 0) {
-    process.stderr.write(`bundle-hook-helper: the helper imports a module that needs import.meta (${meta.map((w) => w.location?.file ?? '?').join(', ')}); keep such modules out of src/helper/hook-helper.ts's imports\n`);
+    process.stderr.write(
+      `bundle-hook-helper: the helper imports a module that needs import.meta (${meta.map((w) => w.location?.file ?? '?').join(', ')}); keep such modules out of src/helper/hook-helper.ts's imports\n`,
+    );
     process.exit(1);
   }
 }
@@ -41,7 +43,9 @@ const source = helper.outputFiles[0].text;
 // of every Stop, measured with perf): esbuild escapes strings, but not regex literals.
 const wide = source.search(/[^\x00-\x7f]/);
 if (wide >= 0) {
-  process.stderr.write(`bundle-hook-helper: the helper's bundle has a non-ASCII character (U+${source.codePointAt(wide).toString(16).toUpperCase().padStart(4, '0')}) at ${JSON.stringify(source.slice(Math.max(0, wide - 40), wide + 10))}; write it as an escape (\\uXXXX) in the source\n`);
+  process.stderr.write(
+    `bundle-hook-helper: the helper's bundle has a non-ASCII character (U+${source.codePointAt(wide).toString(16).toUpperCase().padStart(4, '0')}) at ${JSON.stringify(source.slice(Math.max(0, wide - 40), wide + 10))}; write it as an escape (\\uXXXX) in the source\n`,
+  );
   process.exit(1);
 }
 const buildId = createHash('sha256').update(source).digest('hex').slice(0, 16);

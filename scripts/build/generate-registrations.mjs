@@ -11,7 +11,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { RUNTIME_MODULES } = await import(join(root, 'packages/forge-reflect/dist/runtimes/index.js'));
 const { registrationOf, registrationValue } = await import(join(root, 'packages/forge-reflect/dist/runtimes/module.js'));
 
-export const TARGETS = { 'claude-code': 'runtime/claude/settings.json', codex: 'runtime/codex/hooks.json', gemini: 'runtime/gemini/settings.json', qwen: 'runtime/qwen/settings.json' };
+export const TARGETS = {
+  'claude-code': 'runtime/claude/settings.json',
+  codex: 'runtime/codex/hooks.json',
+  gemini: 'runtime/gemini/settings.json',
+  qwen: 'runtime/qwen/settings.json',
+};
 
 for (const [id, rel] of Object.entries(TARGETS)) {
   const target = join(root, rel);

@@ -4,12 +4,7 @@
 import { writeFileSync, renameSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DEFAULT_THRESHOLD,
-  REASON_FILE_LIMIT,
-  RISK_TABLE,
-  THRESHOLD_TEXT_PATTERN,
-} from '@forge-reflect/risk-floor';
+import { DEFAULT_THRESHOLD, REASON_FILE_LIMIT, RISK_TABLE, THRESHOLD_TEXT_PATTERN } from '@forge-reflect/risk-floor';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const target = join(root, 'hooks', 'lib', 'risk-table.sh');

@@ -51,7 +51,9 @@ for (const path of walk(join(root, 'plugins'))) {
 
 if (check) {
   if (drift.length > 0) {
-    process.stderr.write(`plugins drifted from the hook map and hooks/ (node scripts/build/render-plugins.mjs rewrites them):\n${drift.map((d) => `  ${d}\n`).join('')}`);
+    process.stderr.write(
+      `plugins drifted from the hook map and hooks/ (node scripts/build/render-plugins.mjs rewrites them):\n${drift.map((d) => `  ${d}\n`).join('')}`,
+    );
     process.exit(1);
   }
   process.stderr.write(`plugins: ${files.length} files as rendered\n`);

@@ -73,7 +73,15 @@ function expectRanOnTheMac(client: MacClient, modeSet: boolean): void {
 async function session(
   script: AssistantTurn[],
   prompt: string,
-  options: { mode?: 'solo' | null; permissionMode?: 'bypassPermissions' | 'default'; cwdRel?: string; onMac?: boolean; routes?: Route[]; env?: NodeJS.ProcessEnv; status?: number } = {},
+  options: {
+    mode?: 'solo' | null;
+    permissionMode?: 'bypassPermissions' | 'default';
+    cwdRel?: string;
+    onMac?: boolean;
+    routes?: Route[];
+    env?: NodeJS.ProcessEnv;
+    status?: number;
+  } = {},
 ) {
   mock = await startMockServer([...(options.routes ?? []), anthropicRoute(script)]);
   if (options.onMac) mac = macClient();
@@ -125,7 +133,13 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s', (_platform, onMac) =
     expectEventsAsRecords(repo!, log, mac ? 'mac' : 'linux');
     if (mac) {
       // Every event in the log came from a hook run the spy saw under bash 3.2, and every such run logged one.
-      const TYPE: Record<string, string> = { SessionStart: 'session.started', UserPromptSubmit: 'prompt.submitted', PostToolUse: 'tool.executed', PostToolUseFailure: 'tool.failed', SessionEnd: 'session.ended' };
+      const TYPE: Record<string, string> = {
+        SessionStart: 'session.started',
+        UserPromptSubmit: 'prompt.submitted',
+        PostToolUse: 'tool.executed',
+        PostToolUseFailure: 'tool.failed',
+        SessionEnd: 'session.ended',
+      };
       const byType: Record<string, number> = {};
       for (const [event, count] of Object.entries(eventHookRuns(mac))) byType[TYPE[event] ?? event] = count;
       const logged: Record<string, number> = {};
@@ -137,7 +151,9 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s', (_platform, onMac) =
     }
     // Each id starts with the time the hook received the event, in µs since the epoch (bash 3.2 has
     // no EPOCHREALTIME): inside the session, give or take a second's rounding.
-    const outside = log.filter((e) => !(Number(String(e.id).slice(0, 16)) / 1000 >= started - 2000 && Number(String(e.id).slice(0, 16)) / 1000 <= ended + 2000));
+    const outside = log.filter(
+      (e) => !(Number(String(e.id).slice(0, 16)) / 1000 >= started - 2000 && Number(String(e.id).slice(0, 16)) / 1000 <= ended + 2000),
+    );
     expect(outside.map((e) => `${e.type} ${e.id}`)).toEqual([]);
     const failed = log.filter((e) => e.type === 'tool.failed');
     expect(failed.map((e) => e.tool_name)).toEqual(['Bash']);
@@ -187,7 +203,11 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s: the traps of real ses
     installKit(repo);
     repo.write('vendor/lib/README.md', 'lib\n');
     const nested = join(repo.dir, 'vendor', 'lib');
-    for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'user.email=e@x', '-c', 'user.name=e', 'commit', '-qm', 'lib']]) {
+    for (const args of [
+      ['init', '-q', '-b', 'main'],
+      ['add', '-A'],
+      ['-c', 'user.email=e@x', '-c', 'user.name=e', 'commit', '-qm', 'lib'],
+    ]) {
       (await import('node:child_process')).execFileSync('git', args, { cwd: nested });
     }
     repo.write('.gitignore', 'node_modules/\nvendor/\n');
@@ -203,10 +223,10 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s: the traps of real ses
     expect(events().length).toBeGreaterThan(3);
   });
 
-  it('a file dirty before the session (and the kit\'s own install files) is not blamed', async () => {
+  it("a file dirty before the session (and the kit's own install files) is not blamed", async () => {
     repo = makeScratchRepo();
     installKit(repo);
-    repo.write('src/auth/draft.ts', 'the user\'s own unfinished work\n');
+    repo.write('src/auth/draft.ts', "the user's own unfinished work\n");
     repo.write('README.md', '# scratch\nedited by the user\n');
     await session([WRITE(join(repo.dir, 'docs/guide.md'), '# guide\n'), DONE()], 'write the guide', { onMac });
     const [sidecar] = sidecars();
@@ -248,8 +268,14 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s: the traps of real ses
     expect(written).toHaveLength(1);
     // On the Mac (no setsid) the exiting client may stop the hook's node helper: the bash fallback
     // then names the error's type alone.
-    if (mac) expect(written[0]!.payload.self_report_note).toMatch(/^the turn ended on an error \(StopFailure: rate_limit(: API Error: .*)?\): there is no final answer$/);
-    else expect(written[0]!.payload.self_report_note).toMatch(/^the turn ended on an error \(StopFailure: rate_limit: API Error: .*429.*mock: scripted rate limit\): there is no final answer$/);
+    if (mac)
+      expect(written[0]!.payload.self_report_note).toMatch(
+        /^the turn ended on an error \(StopFailure: rate_limit(: API Error: .*)?\): there is no final answer$/,
+      );
+    else
+      expect(written[0]!.payload.self_report_note).toMatch(
+        /^the turn ended on an error \(StopFailure: rate_limit: API Error: .*429.*mock: scripted rate limit\): there is no final answer$/,
+      );
   });
 
   it('in the default permission mode the self-report in the final answer lands with no command and no prompt', async () => {

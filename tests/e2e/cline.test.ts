@@ -109,7 +109,7 @@ describe('Cline CLI, real client', () => {
     expect({ clinerules: treeBytes(repo, '.clinerules'), claude: treeBytes(repo, '.claude') }).toEqual(before);
   });
 
-  it('a spawn_agent subagent: its own TaskStart and TaskComplete are logged as the subagent\'s, one sidecar for the turn', async () => {
+  it("a spawn_agent subagent: its own TaskStart and TaskComplete are logged as the subagent's, one sidecar for the turn", async () => {
     repo = makeScratchRepo();
     installKit(repo, ['cline']);
     const sub = (r: { messages?: { role?: string; content?: unknown }[] }) => JSON.stringify(r.messages?.[0]?.content ?? '').includes('SUBAGENT-REVIEWER');

@@ -44,8 +44,15 @@ function isSubagentRequest(body: ChatRequest): boolean {
   return (body.messages ?? []).some((m) => m?.role === 'user' && JSON.stringify(m.content ?? '').includes('SUBAGENT-TASK'));
 }
 
-async function session(env: NodeJS.ProcessEnv, turns: ChatTurn[] = script(repo!.dir), options: { routes?: Route[]; status?: number; calls?: number } = {}): Promise<CopilotRun> {
-  const route = chatCompletionsRoute(turns, { turnOf: (body) => (isSubagentRequest(body) ? SUBAGENT_TURN : toolResultCount(body)), fallback: 'SUBAGENT-RESULT: explored, nothing suspicious.' });
+async function session(
+  env: NodeJS.ProcessEnv,
+  turns: ChatTurn[] = script(repo!.dir),
+  options: { routes?: Route[]; status?: number; calls?: number } = {},
+): Promise<CopilotRun> {
+  const route = chatCompletionsRoute(turns, {
+    turnOf: (body) => (isSubagentRequest(body) ? SUBAGENT_TURN : toolResultCount(body)),
+    fallback: 'SUBAGENT-RESULT: explored, nothing suspicious.',
+  });
   mock = await startMockServer([...(options.routes ?? []), route]);
   const run = await runCopilot({ cwd: repo!.dir, mockUrl: mock.url, prompt: 'Add token rotation', env });
   expect(run.status, `copilot exited ${run.status}: ${run.stderr.slice(-2000)}\n${run.stdout.slice(-2000)}`).toBe(options.status ?? 0);
@@ -122,7 +129,7 @@ describe('GitHub Copilot CLI, real client', () => {
     expect({ github: treeBytes(repo, '.github'), claude: treeBytes(repo, '.claude') }).toEqual(before);
   });
 
-  it("the kit registered for Claude Code and Copilot in one repo (Copilot runs both): each event once, as copilot", async () => {
+  it('the kit registered for Claude Code and Copilot in one repo (Copilot runs both): each event once, as copilot', async () => {
     repo = makeScratchRepo();
     installKit(repo, ['claude-code', 'copilot']);
     const run = await session({ REFLECTION_MODE: 'solo' });
@@ -142,7 +149,19 @@ describe('GitHub Copilot CLI, real client', () => {
     const dir = repo.dir;
     const turns: ChatTurn[] = [
       ...script(dir).slice(0, 2),
-      [{ type: 'tool', name: 'task', args: { name: 'probe', agent_type: 'explore', description: 'Explore the repo', prompt: 'SUBAGENT-TASK list the files in the repository', mode: 'sync' } }],
+      [
+        {
+          type: 'tool',
+          name: 'task',
+          args: {
+            name: 'probe',
+            agent_type: 'explore',
+            description: 'Explore the repo',
+            prompt: 'SUBAGENT-TASK list the files in the repository',
+            mode: 'sync',
+          },
+        },
+      ],
       [{ type: 'text', text: answerWith('Added token rotation; a subagent looked around.') }],
     ];
     const run = await session({ REFLECTION_MODE: 'solo' }, turns, { calls: turns.length + 1 });
@@ -158,7 +177,12 @@ describe('GitHub Copilot CLI, real client', () => {
     const subagentId = sub[0]!.agent_id as string;
     expect(subagentId).not.toBe(run.sessionId);
     // Its own Stop (under its id, naming the parent) and the parent's SubagentStop: the subagent's rows.
-    expect(sub.filter((e) => e.type === 'subagent.stopped').map((e) => e.hook_event).sort()).toEqual(['Stop', 'SubagentStop']);
+    expect(
+      sub
+        .filter((e) => e.type === 'subagent.stopped')
+        .map((e) => e.hook_event)
+        .sort(),
+    ).toEqual(['Stop', 'SubagentStop']);
     expect(sub.every((e) => e.agent_id === subagentId)).toBe(true);
     expect(log.filter((e) => e.type === 'prompt.submitted' && (e.agent_id ?? null) === null)).toHaveLength(1);
     expect(log.filter((e) => e.type === 'reflection.written')).toHaveLength(1);
@@ -170,7 +194,9 @@ describe('GitHub Copilot CLI, real client', () => {
     const fail: Route = (request, res) => {
       if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) return false;
       if (toolResultCount(JSON.parse(request.body) as ChatRequest) < 2) return false;
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'mock: scripted bad request', type: 'invalid_request_error', code: 'mock_error' } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'mock: scripted bad request', type: 'invalid_request_error', code: 'mock_error' } }));
       return true;
     };
     const run = await session({ REFLECTION_MODE: 'solo' }, script(repo.dir), { routes: [fail], status: 1, calls: 3 });

@@ -58,7 +58,11 @@ describe('Gemini CLI, real client', () => {
     const log = eventsOf(repo);
     expectEventsAsRecords(repo, log);
     const tools = log.filter((e) => e.type === 'tool.failed' || e.type === 'tool.executed');
-    expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed write_file', 'tool.failed run_shell_command', 'tool.executed run_shell_command']);
+    expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual([
+      'tool.executed write_file',
+      'tool.failed run_shell_command',
+      'tool.executed run_shell_command',
+    ]);
     expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
     expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['gemini']));
   });

@@ -38,7 +38,8 @@ const withTools = (body: string) => ((JSON.parse(body) as ChatRequest & { tools?
 function opencodeRoute(turns: ChatTurn[]): Route {
   const main = chatCompletionsRoute(turns);
   const title = chatCompletionsRoute([[{ type: 'text', text: 'Token rotation' }]], { turnOf: () => 0 });
-  return (request, res) => (request.method === 'POST' && request.path.endsWith('/chat/completions') && !withTools(request.body) ? title(request, res) : main(request, res));
+  return (request, res) =>
+    request.method === 'POST' && request.path.endsWith('/chat/completions') && !withTools(request.body) ? title(request, res) : main(request, res);
 }
 
 async function session(env: NodeJS.ProcessEnv): Promise<OpencodeRun> {
@@ -47,7 +48,10 @@ async function session(env: NodeJS.ProcessEnv): Promise<OpencodeRun> {
   const run = await runOpencode({ cwd: repo!.dir, mockUrl: mock.url, prompt: 'Add token rotation', env });
   expect(run.status, `opencode exited ${run.status}: ${run.stderr.slice(-2000)}`).toBe(0);
   expect(mock.violations.map((v) => `${v.method} ${v.path}`)).toEqual([]);
-  expect(mock.requests.filter((r) => r.path.endsWith('/chat/completions') && withTools(r.body)), run.stdout.slice(-3000)).toHaveLength(turns.length);
+  expect(
+    mock.requests.filter((r) => r.path.endsWith('/chat/completions') && withTools(r.body)),
+    run.stdout.slice(-3000),
+  ).toHaveLength(turns.length);
   expect(run.text).toContain('```reflection');
   // opencode's own startup install did not run in the project (it would fetch from the registry).
   expect(existsSync(join(repo!.dir, '.opencode', 'node_modules', '@opencode-ai'))).toBe(false);
@@ -93,7 +97,11 @@ function expectSessionRecorded(run: OpencodeRun): void {
  */
 function subagentRoute(main: ChatTurn[], sub: ChatTurn[]): Route {
   let first: string | undefined;
-  const routes = { main: chatCompletionsRoute(main), sub: chatCompletionsRoute(sub), title: chatCompletionsRoute([[{ type: 'text', text: 'Subagent' }]], { turnOf: () => 0 }) };
+  const routes = {
+    main: chatCompletionsRoute(main),
+    sub: chatCompletionsRoute(sub),
+    title: chatCompletionsRoute([[{ type: 'text', text: 'Subagent' }]], { turnOf: () => 0 }),
+  };
   return (request, res) => {
     if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) return false;
     if (!withTools(request.body)) return routes.title(request, res);
@@ -143,7 +151,7 @@ describe('opencode, real client', () => {
     expectSessionRecorded(run);
   });
 
-  it('a subagent\'s turn: its events under the parent session with the subagent as agent_id, subagent.stopped, one sidecar', async () => {
+  it("a subagent's turn: its events under the parent session with the subagent as agent_id, subagent.stopped, one sidecar", async () => {
     repo = makeScratchRepo();
     installKit(repo, ['opencode']);
     stubPluginInstall(join(repo.dir, '.opencode'));
@@ -151,7 +159,10 @@ describe('opencode, real client', () => {
       [{ type: 'tool', name: 'task', args: { description: 'run the tests', prompt: 'Run echo sub and report', subagent_type: 'general' } }],
       [{ type: 'text', text: answerWith('The subagent ran the tests.') }],
     ];
-    const sub: ChatTurn[] = [[{ type: 'tool', name: 'bash', args: { command: 'echo sub', description: 'run the tests' } }], [{ type: 'text', text: 'sub done' }]];
+    const sub: ChatTurn[] = [
+      [{ type: 'tool', name: 'bash', args: { command: 'echo sub', description: 'run the tests' } }],
+      [{ type: 'text', text: 'sub done' }],
+    ];
     mock = await startMockServer([subagentRoute(main, sub)]);
     const run = await runOpencode({ cwd: repo.dir, mockUrl: mock.url, prompt: 'Run the tests through a subagent', env: { REFLECTION_MODE: 'solo' } });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);

@@ -62,7 +62,11 @@ function kitClone(): string {
       // deleted in the work tree
     }
   }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'the kit');
@@ -183,7 +187,10 @@ describe('Claude Code plugin, installed by the real client', () => {
   it('a marketplace that cannot be reached is a clear error from the client', async () => {
     const claude = ensureClient('claude');
     const home = temp('forge-e2e-claude-plugin-');
-    const r = await clientCommand(claude, ['plugin', 'marketplace', 'add', `${(await kitGitUrl()).replace(/forge-reflect\.git$/, 'no-such-repo.git')}`], { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude') });
+    const r = await clientCommand(claude, ['plugin', 'marketplace', 'add', `${(await kitGitUrl()).replace(/forge-reflect\.git$/, 'no-such-repo.git')}`], {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    });
     expect(r.status).not.toBe(0);
     expect(r.text.length).toBeGreaterThan(0);
   });
@@ -241,7 +248,12 @@ describe('Codex plugin, installed by the real client', () => {
     const install = await clientCommand(codex, ['plugin', 'add', 'forge-reflect@forge-reflect'], env);
     expect(install.status, install.text).toBe(0);
     // The project's hooks reviewed once (what the TUI's review persists), so they count as the recording registration.
-    if (settingsToo) writeFileSync(join(h.codexHome, 'config.toml'), `\n[hooks.state.${JSON.stringify(`${repo.dir}/.codex/hooks.json:stop:0:0`)}]\ntrusted_hash = "sha256:e2e"\n`, { flag: 'a' });
+    if (settingsToo)
+      writeFileSync(
+        join(h.codexHome, 'config.toml'),
+        `\n[hooks.state.${JSON.stringify(`${repo.dir}/.codex/hooks.json:stop:0:0`)}]\ntrusted_hash = "sha256:e2e"\n`,
+        { flag: 'a' },
+      );
     const run = await runProcess(
       codex,
       ['exec', '--sandbox', 'workspace-write', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', 'Add token rotation'],
@@ -262,7 +274,9 @@ describe('Codex plugin, installed by the real client', () => {
     expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed apply_patch', 'tool.executed Bash']);
     expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['codex']));
     const doctor = repo.cli(['doctor'], env);
-    expect(doctor.stdout).toMatch(settingsToo ? /codex plugin .*\.codex\/hooks\.json records; this plugin's hooks stay quiet/ : /codex plugin .*this plugin records/);
+    expect(doctor.stdout).toMatch(
+      settingsToo ? /codex plugin .*\.codex\/hooks\.json records; this plugin's hooks stay quiet/ : /codex plugin .*this plugin records/,
+    );
   }
 
   it('from a local path: a session records a sidecar and its events as codex', async () => {
@@ -315,7 +329,7 @@ describe('Gemini CLI extension, installed by the real client', () => {
 
   for (const [how, source] of [
     ['plugins/gemini of a local clone', () => join(kitClone(), 'plugins', 'gemini')],
-    ['a git URL (the repository\'s root, served on 127.0.0.1)', () => kitGitUrl()],
+    ["a git URL (the repository's root, served on 127.0.0.1)", () => kitGitUrl()],
   ] as const) {
     it(`from ${how}: a session records a sidecar and its events as gemini; the mode unset records nothing`, async () => {
       const gemini = ensureClient('gemini');
@@ -344,23 +358,34 @@ describe('Gemini CLI extension, installed by the real client', () => {
 });
 
 describe('the CLI installed globally, used from a repository with no package.json', () => {
-  it('npm install -g: the plugin\'s Stop hook drains with it, and its install and doctor work there', async () => {
+  it("npm install -g: the plugin's Stop hook drains with it, and its install and doctor work there", async () => {
     const prefix = temp('forge-e2e-global-');
     // Asynchronous: a long synchronous child would stall the worker's heartbeat to vitest.
-    const npm = await runProcess('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', packKit()], tmpdir(), baseEnv(), 600_000);
+    const npm = await runProcess(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', packKit()],
+      tmpdir(),
+      baseEnv(),
+      600_000,
+    );
     expect(npm.status, npm.stderr).toBe(0);
     const bin = join(prefix, 'bin');
     expect(existsSync(join(bin, 'forge-reflect'))).toBe(true);
     // A repository of another language: no package.json, no node_modules.
     const dir = join(temp('forge e2e plain '), 'my service');
     mkdirSync(dir, { recursive: true });
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
     git('init', '-q', '-b', 'main');
     writeFileSync(join(dir, 'main.go'), 'package main\n');
     git('add', '-A');
     git('commit', '-q', '-m', 'a Go service');
     const PATH = `${bin}:${process.env.PATH ?? ''}`;
-    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnSync(join(bin, 'forge-reflect'), args, { cwd: dir, env: baseEnv({ PATH, ...env }), encoding: 'utf8', timeout: 120_000 });
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync(join(bin, 'forge-reflect'), args, { cwd: dir, env: baseEnv({ PATH, ...env }), encoding: 'utf8', timeout: 120_000 });
 
     const configHome = await (async () => {
       const claude = ensureClient('claude');
@@ -376,13 +401,20 @@ describe('the CLI installed globally, used from a repository with no package.jso
     expect(doctor.stdout).toContain(`the Stop hook drains the spool with ${join(bin, 'forge-reflect')}`);
 
     mock = await startMockServer([anthropicRoute(CLAUDE_SCRIPT(dir))]);
-    const run = await runClaude({ cwd: dir, mockUrl: mock.url, prompt: 'Add token rotation', env: { HOME: configHome.home, CLAUDE_CONFIG_DIR: configHome.configDir, REFLECTION_MODE: 'solo', PATH } });
+    const run = await runClaude({
+      cwd: dir,
+      mockUrl: mock.url,
+      prompt: 'Add token rotation',
+      env: { HOME: configHome.home, CLAUDE_CONFIG_DIR: configHome.configDir, REFLECTION_MODE: 'solo', PATH },
+    });
     expect(run.status, run.stderr.slice(0, 2000)).toBe(0);
     // The drain the Stop hook started (the global CLI) made the log; nothing else ran a CLI here.
     const deadline = Date.now() + 30_000;
     while (!existsSync(join(dir, '.forge', 'events.db')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect(existsSync(join(dir, '.forge', 'events.db'))).toBe(true);
-    const events = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as Array<Record<string, unknown>> | { events: Array<Record<string, unknown>> };
+    const events = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as
+      | Array<Record<string, unknown>>
+      | { events: Array<Record<string, unknown>> };
     const log = Array.isArray(events) ? events : events.events;
     expect(log.filter((e) => e.type === 'tool.executed').map((e) => e.tool_name)).toEqual(['Write', 'Bash']);
     expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['claude-code']));
@@ -409,7 +441,11 @@ describe('the CLI installed with pnpm 10 (a dependency build needs approval)', (
     });
     const dir = join(root, 'my project');
     mkdirSync(dir, { recursive: true });
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=e2e@forge-reflect.invalid', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
     git('init', '-q', '-b', 'main');
     writeFileSync(join(dir, 'package.json'), '{\n  "name": "scratch",\n  "version": "1.0.0",\n  "private": true\n}\n');
     writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
@@ -419,7 +455,9 @@ describe('the CLI installed with pnpm 10 (a dependency build needs approval)', (
     git('add', '-A');
     git('commit', '-q', '-m', 'scratch project with forge-reflect as a pnpm devDependency');
     // pnpm's layout: better-sqlite3 beside the kit in node_modules/.pnpm, not hoisted to the top.
-    const driverDir = dirname(createRequire(join(realpathSync(join(dir, 'node_modules', 'forge-reflect-kit')), 'package.json')).resolve('better-sqlite3/package.json'));
+    const driverDir = dirname(
+      createRequire(join(realpathSync(join(dir, 'node_modules', 'forge-reflect-kit')), 'package.json')).resolve('better-sqlite3/package.json'),
+    );
     expect(driverDir).toContain(join('node_modules', '.pnpm'));
     const addon = join(driverDir, 'build', 'Release', 'better_sqlite3.node');
     expect(existsSync(addon)).toBe(false);
@@ -432,7 +470,9 @@ describe('the CLI installed with pnpm 10 (a dependency build needs approval)', (
     const doctor = cli(['doctor']);
     expect(doctor.status).toBe(1);
     expect(doctor.stdout).toMatch(/✗ event log +better-sqlite3, the log's driver, cannot load \(Could not locate the bindings file/);
-    expect(doctor.stdout).toContain('fix: pnpm 10 skips its build until approved: add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json and run pnpm install');
+    expect(doctor.stdout).toContain(
+      'fix: pnpm 10 skips its build until approved: add "pnpm": {"onlyBuiltDependencies": ["better-sqlite3"]} to package.json and run pnpm install',
+    );
     const unbuiltReport = cli(['report']);
     expect(unbuiltReport.status).toBe(1);
     expect(unbuiltReport.stderr).toMatch(/^forge-reflect: better-sqlite3, the event log's driver, cannot load .*onlyBuiltDependencies/);
@@ -471,7 +511,9 @@ describe('the CLI installed with pnpm 10 (a dependency build needs approval)', (
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/^sidecars +1\n/);
     expect(report.stdout).toMatch(/my project#main +claude-code +auth .* 0\.55 +1: src\/auth\/token\.ts/);
-    const events = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as Array<Record<string, unknown>> | { events: Array<Record<string, unknown>> };
+    const events = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as
+      | Array<Record<string, unknown>>
+      | { events: Array<Record<string, unknown>> };
     const log = Array.isArray(events) ? events : events.events;
     expect(log.filter((e) => e.type === 'tool.executed').map((e) => e.tool_name)).toEqual(['Write', 'Bash']);
     expect(log.filter((e) => e.type === 'turn.stopped')).toHaveLength(1);
@@ -486,8 +528,10 @@ describe('the CLI installed with pnpm 10 (a dependency build needs approval)', (
     const both = cli(['report']);
     expect(both.status, both.stderr).toBe(0);
     expect(both.stdout).toMatch(/^sidecars +2\n/);
-    expect(cli(['report', '--session', String(again.sessionId)]).stdout).toMatch(/^sidecars +1\n[^]*claude-code +auth .* 0\.55 +1: src\/auth\/token\.ts/);
-    const after = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as Array<Record<string, unknown>> | { events: Array<Record<string, unknown>> };
+    expect(cli(['report', '--session', String(again.sessionId)]).stdout).toMatch(/^sidecars +1\n[\s\S]*claude-code +auth .* 0\.55 +1: src\/auth\/token\.ts/);
+    const after = JSON.parse(cli(['events', '--json', '--limit', '1000']).stdout) as
+      | Array<Record<string, unknown>>
+      | { events: Array<Record<string, unknown>> };
     const log2 = (Array.isArray(after) ? after : after.events).filter((e) => e.session_id === again.sessionId);
     expect(log2.filter((e) => e.type === 'tool.executed').map((e) => e.tool_name)).toEqual(['Write', 'Bash']);
   }, 1_200_000);

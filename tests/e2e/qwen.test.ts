@@ -61,7 +61,11 @@ function expectSessionRecorded(run: QwenRun): void {
   const log = eventsOf(repo!);
   expectEventsAsRecords(repo!, log);
   const tools = log.filter((e) => e.type === 'tool.failed' || e.type === 'tool.executed');
-  expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed write_file', 'tool.failed run_shell_command', 'tool.executed run_shell_command']);
+  expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual([
+    'tool.executed write_file',
+    'tool.failed run_shell_command',
+    'tool.executed run_shell_command',
+  ]);
   const failed = tools[1] as Json;
   expect(failed.hook_event).toBe('PostToolUseFailure');
   expect(qwenFailureExitCode(typeof failed.payload === 'string' ? JSON.parse(failed.payload) : failed.payload)).toBe(3);
@@ -74,7 +78,9 @@ function expectSessionRecorded(run: QwenRun): void {
   expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
   expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['qwen']));
   // Each event once: no two rows of the same event (same hook event, same payload time and tool call).
-  const keys = log.filter((e) => e.type !== 'reflection.written').map((e) => `${e.hook_event} ${e.tool_use_id} ${(typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)?.timestamp}`);
+  const keys = log
+    .filter((e) => e.type !== 'reflection.written')
+    .map((e) => `${e.hook_event} ${e.tool_use_id} ${(typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)?.timestamp}`);
   expect(new Set(keys).size).toBe(keys.length);
 }
 
@@ -116,14 +122,14 @@ describe('Qwen Code, real client', () => {
     expect({ qwen: treeBytes(repo, '.qwen'), claude: treeBytes(repo, '.claude') }).toEqual(before);
   });
 
-  it('the kit registered for Claude Code and Qwen in one repo, and Claude\'s hooks in the user\'s Qwen settings too: each event once, as qwen', async () => {
+  it("the kit registered for Claude Code and Qwen in one repo, and Claude's hooks in the user's Qwen settings too: each event once, as qwen", async () => {
     repo = makeScratchRepo();
     installKit(repo, ['claude-code', 'qwen']);
     const run = await session({ REFLECTION_MODE: 'solo' }, claudeHooksOf(repo));
     expectSessionRecorded(run);
   });
 
-  it('Qwen running only the kit\'s Claude Code registration: stored as qwen', async () => {
+  it("Qwen running only the kit's Claude Code registration: stored as qwen", async () => {
     repo = makeScratchRepo();
     installKit(repo, ['claude-code']);
     const run = await session({ REFLECTION_MODE: 'solo' }, claudeHooksOf(repo));

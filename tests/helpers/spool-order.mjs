@@ -69,7 +69,9 @@ function main(argv) {
     // Paths as bytes (latin1 keeps each byte as one character): a folder's name may hold any byte.
     const paths = readFileSync(0).toString('latin1').split('\0').slice(0, -1);
     const keyed = paths.map((path) => ({ path, ns: receivedNs(path), pid: partsOf(path).pid, name: basename(path) }));
-    keyed.sort((a, b) => (a.ns !== b.ns ? (a.ns < b.ns ? -1 : 1) : a.pid !== b.pid ? (a.pid < b.pid ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    keyed.sort((a, b) =>
+      a.ns !== b.ns ? (a.ns < b.ns ? -1 : 1) : a.pid !== b.pid ? (a.pid < b.pid ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     process.stdout.write(Buffer.from(keyed.map((k) => `${k.path}\0`).join(''), 'latin1'));
     return 0;
   }

@@ -59,11 +59,13 @@ function checkEnvelope(bytes) {
   if (keys.join(',') !== KEYS.join(',')) throw new Malformed(`envelope keys ${keys.join(',')}, want ${KEYS.join(',')}`);
   if (env.v !== 1 || env.source !== 'event-hook') throw new Malformed(`envelope v ${env.v}, source ${env.source}`);
   if (!Number.isSafeInteger(env.bytes) || env.bytes < 0) throw new Malformed(`envelope "bytes" is ${JSON.stringify(env.bytes)}`);
-  for (const k of ['received_us', 'pid', 'cap']) if (!Number.isSafeInteger(env[k]) || env[k] <= 0) throw new Malformed(`envelope "${k}" is ${JSON.stringify(env[k])}`);
+  for (const k of ['received_us', 'pid', 'cap'])
+    if (!Number.isSafeInteger(env[k]) || env[k] <= 0) throw new Malformed(`envelope "${k}" is ${JSON.stringify(env[k])}`);
   for (const k of ['event', 'runtime', 'cwd']) if (typeof env[k] !== 'string') throw new Malformed(`envelope "${k}" is not a string`);
   const m = typeof env.id === 'string' ? ID.exec(env.id) : null;
   if (!m) throw new Malformed(`envelope "id" is ${JSON.stringify(env.id)}`);
-  if (Number(m[1]) !== env.received_us || Number(m[2]) !== env.pid) throw new Malformed(`id ${env.id} does not match received_us ${env.received_us} and pid ${env.pid}`);
+  if (Number(m[1]) !== env.received_us || Number(m[2]) !== env.pid)
+    throw new Malformed(`id ${env.id} does not match received_us ${env.received_us} and pid ${env.pid}`);
   return { env, text };
 }
 
@@ -101,7 +103,8 @@ function recordAt(buf, pos, torn) {
   const payload = buf.subarray(sep + 1, payloadEnd);
   if (payload.includes(RS)) throw new Malformed('a record start (\\x1e) inside the payload');
   if (!ownNewline && buf[payloadEnd] !== NL) throw new Malformed(`no newline after the ${env.bytes} payload bytes (0x${buf[payloadEnd].toString(16)})`);
-  if (end !== next) throw new Malformed(`${next - end} bytes after the record's newline before ${next === buf.length ? 'the end of the file' : 'the next record'}`);
+  if (end !== next)
+    throw new Malformed(`${next - end} bytes after the record's newline before ${next === buf.length ? 'the end of the file' : 'the next record'}`);
   if (end - pos > MAX_RECORD) throw new Malformed(`a record of ${end - pos} bytes, more than the ${MAX_RECORD} the hook appends`);
   return { kind: 'whole', end, id: env.id, envelope: buf.subarray(pos + 1, sep), payload };
 }

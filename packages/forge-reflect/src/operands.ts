@@ -35,7 +35,12 @@ export function withOptionalPositionals(command: string): string {
  * a variadic one takes all that are left. A required one still missing, or an operand that no
  * positional takes, is a usage error.
  */
-export function fillPositionals(args: Record<string, unknown>, positionals: readonly Positional[], operands: readonly string[], command: string): Record<string, unknown> {
+export function fillPositionals(
+  args: Record<string, unknown>,
+  positionals: readonly Positional[],
+  operands: readonly string[],
+  command: string,
+): Record<string, unknown> {
   const rest = [...operands];
   const filled: Record<string, unknown> = { ...args };
   for (const p of positionals) {
@@ -48,6 +53,9 @@ export function fillPositionals(args: Record<string, unknown>, positionals: read
       if (p.required && filled[p.name] === undefined) throw usageError(`${command.split(' ')[0]} needs ${p.name}, e.g. after the --`);
     }
   }
-  if (rest.length > 0) throw usageError(`unexpected argument after --: ${JSON.stringify(rest[0])}; ${command.split(' ')[0]} takes ${positionals.length === 0 ? 'no paths or names' : positionals.map((p) => p.name).join(', ')}`);
+  if (rest.length > 0)
+    throw usageError(
+      `unexpected argument after --: ${JSON.stringify(rest[0])}; ${command.split(' ')[0]} takes ${positionals.length === 0 ? 'no paths or names' : positionals.map((p) => p.name).join(', ')}`,
+    );
   return filled;
 }

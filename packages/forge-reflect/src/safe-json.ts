@@ -4,9 +4,7 @@
  * hostile one, or a tool's deeply nested output) must still be storable and printable.
  */
 
-type Frame =
-  | { kind: 'array'; items: unknown[]; next: number }
-  | { kind: 'object'; record: Record<string, unknown>; keys: string[]; next: number };
+type Frame = { kind: 'array'; items: unknown[]; next: number } | { kind: 'object'; record: Record<string, unknown>; keys: string[]; next: number };
 
 function leaf(value: unknown): string | undefined {
   if (value === null) return 'null';

@@ -54,7 +54,11 @@ describe('generic exports', () => {
   });
 
   it('no completed tasks is INCONCLUSIVE; a JSON document with {tasks, events} is read', () => {
-    expect(analyzeBoard(readBoard('{"tasks": [{"id": 1, "status": "open"}], "events": []}'), DAY_MS)).toMatchObject({ verdict: 'INCONCLUSIVE', reason: 'no completed tasks', open: 1 });
+    expect(analyzeBoard(readBoard('{"tasks": [{"id": 1, "status": "open"}], "events": []}'), DAY_MS)).toMatchObject({
+      verdict: 'INCONCLUSIVE',
+      reason: 'no completed tasks',
+      open: 1,
+    });
   });
 });
 
@@ -76,7 +80,12 @@ describe('task files kept in git', () => {
     const git = (args: string[], day?: number) =>
       execFileSync('git', ['-C', root, ...args], {
         encoding: 'utf8',
-        env: { ...process.env, ...(day === undefined ? {} : { GIT_AUTHOR_DATE: `@${1_767_225_600 + day * 86_400} +0000`, GIT_COMMITTER_DATE: `@${1_767_225_600 + day * 86_400} +0000` }) },
+        env: {
+          ...process.env,
+          ...(day === undefined
+            ? {}
+            : { GIT_AUTHOR_DATE: `@${1_767_225_600 + day * 86_400} +0000`, GIT_COMMITTER_DATE: `@${1_767_225_600 + day * 86_400} +0000` }),
+        },
       });
     git(['init', '-q', '-b', 'main']);
     git(['config', 'user.email', 't@example.com']);

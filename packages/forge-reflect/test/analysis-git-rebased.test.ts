@@ -47,9 +47,13 @@ interface Planned {
 /** One fast-import stream: a linear main branch, author and committer dates as given. */
 function fastImport(repo: string, commits: readonly Planned[]): Map<string, string> {
   const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
-  const parts = commits.map((c, i) =>
-    `commit refs/heads/main\nmark :${i + 1}\nauthor A <a@example.com> ${c.author} +0000\ncommitter C <c@example.com> ${c.committer} +0000\n${data(c.message)}` +
-    `${i > 0 ? `from :${i}\n` : ''}${Object.entries(c.files).map(([p, t]) => `M 100644 inline ${p}\n${data(t)}`).join('')}\n`);
+  const parts = commits.map(
+    (c, i) =>
+      `commit refs/heads/main\nmark :${i + 1}\nauthor A <a@example.com> ${c.author} +0000\ncommitter C <c@example.com> ${c.committer} +0000\n${data(c.message)}` +
+      `${i > 0 ? `from :${i}\n` : ''}${Object.entries(c.files)
+        .map(([p, t]) => `M 100644 inline ${p}\n${data(t)}`)
+        .join('')}\n`,
+  );
   git(repo, ['init', '-q', '-b', 'main']);
   execFileSync('git', ['-C', repo, 'fast-import', '--quiet'], { input: parts.join('') });
   git(repo, ['reset', '-q', '--hard', 'main']);
@@ -117,7 +121,12 @@ describe('a generated rebased history with known causes', () => {
     // The same history imported again under imported/, by a rebase: author dates kept, one committer date.
     const imported = Math.max(...history.map((c) => c.committer)) + 30 * DAY;
     for (const c of history.slice(1)) {
-      history.push({ ...c, key: `copy:${c.key}`, committer: imported, files: Object.fromEntries(Object.entries(c.files).map(([p, t]) => [`imported/${p}`, t])) });
+      history.push({
+        ...c,
+        key: `copy:${c.key}`,
+        committer: imported,
+        files: Object.fromEntries(Object.entries(c.files).map(([p, t]) => [`imported/${p}`, t])),
+      });
     }
     sha = fastImport(repo, history);
     const r = analyze('--repo', repo, '--window', '14d');
@@ -128,7 +137,9 @@ describe('a generated rebased history with known causes', () => {
   const id = (key: string) => sha.get(key) as string;
 
   it('is a rebased history: most features land with their fix, in one committer date', () => {
-    const same = truth.filter((t) => git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.feature)]) === git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.fix)]));
+    const same = truth.filter(
+      (t) => git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.feature)]) === git(join(root, 'rebased'), ['log', '-1', '--format=%ct', id(t.fix)]),
+    );
     expect(same).toHaveLength(landedTogether);
     expect(landedTogether).toBe(16);
   });
@@ -157,7 +168,11 @@ describe('a generated rebased history with known causes', () => {
     const aside = (reason: string) => j.set_aside.filter((s: any) => s.reason === reason);
     expect(aside('delay_zero').map((s: any) => [s.sha, s.of])).toEqual(together.map((t) => [id(t.fix), id(t.feature)]));
     expect(aside('delay_zero')[0].detail).toMatch(/written at the same time \(by author date, within 60 s\)/);
-    expect(aside('cause_before_window').map((s: any) => s.sha).sort()).toEqual(late.map((t) => id(t.fix)).sort());
+    expect(
+      aside('cause_before_window')
+        .map((s: any) => s.sha)
+        .sort(),
+    ).toEqual(late.map((t) => id(t.fix)).sort());
     expect(j.excluded).toMatchObject({ delay_zero: together.length, cause_after_fix: 0, cause_before_window: late.length });
   });
 
@@ -224,7 +239,13 @@ describe('a subtree imported from a snapshot, then with its full history', () =>
 describe('a history rebased and imported twice by git itself (rebase, format-patch, am)', () => {
   /** git with the dates a person's clock would give it: GIT_AUTHOR_DATE/GIT_COMMITTER_DATE, when given. */
   const gitEnv = (repo: string, args: string[], dates: { author?: number; committer?: number } = {}) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@example.com',
+      GIT_COMMITTER_NAME: 'C',
+      GIT_COMMITTER_EMAIL: 'c@example.com',
+    };
     delete env.GIT_AUTHOR_DATE;
     delete env.GIT_COMMITTER_DATE;
     if (dates.author !== undefined) env.GIT_AUTHOR_DATE = `${dates.author} +0000`;
@@ -278,9 +299,17 @@ describe('a history rebased and imported twice by git itself (rebase, format-pat
     // The history imported a second time under imported/: git am keeps the author dates.
     const patches = join(root, 'git-rebased-patches');
     gitEnv(repo, ['format-patch', '-q', '-o', patches, `${sha.get('init')}..main`]);
-    const list = readdirSync(patches).sort().map((f) => join(patches, f));
+    const list = readdirSync(patches)
+      .sort()
+      .map((f) => join(patches, f));
     gitEnv(repo, ['am', '-q', '--directory=imported', ...list], { committer: D + 30 * DAY });
-    for (const [k, n] of [['copy:fixB', 0], ['copy:featB', 1], ['copy:fixA', 3], ['copy:featA', 4]] as const) sha.set(k, gitEnv(repo, ['rev-parse', `main~${n}`]));
+    for (const [k, n] of [
+      ['copy:fixB', 0],
+      ['copy:featB', 1],
+      ['copy:fixA', 3],
+      ['copy:featA', 4],
+    ] as const)
+      sha.set(k, gitEnv(repo, ['rev-parse', `main~${n}`]));
     const r = analyze('--repo', repo, '--window', '14d');
     expect(r.status).toBe(0);
     j = r.json;
@@ -363,7 +392,10 @@ describe('a fix written on a branch and rebased over changes written after it', 
 });
 
 /** A linear history from raw commit objects, so an author line can lack its date (fast-import refuses that). */
-function rawHistory(repo: string, commits: ReadonlyArray<{ key: string; message: string; author: string; committer: number; files: Record<string, string> }>): Map<string, string> {
+function rawHistory(
+  repo: string,
+  commits: ReadonlyArray<{ key: string; message: string; author: string; committer: number; files: Record<string, string> }>,
+): Map<string, string> {
   git(repo, ['init', '-q', '-b', 'main']);
   const out = new Map<string, string>();
   let parent: string | null = null;
@@ -402,7 +434,9 @@ describe('histories whose author dates cannot be used', () => {
     expect(r.json.dates).toMatchObject({ by: 'committer', author: 0, missing: 5, later: 0 });
     // JSON on stdout; the same note for a person on stderr.
     expect(r.stderr).toBe(`forge-reflect analyze git-history: ${r.json.dates.note}\n`);
-    expect(r.json.dates.note).toMatch(/^no commit has a usable author date \(5 with no usable author date \(an empty or unparseable field\)\): delays fall back to committer dates/);
+    expect(r.json.dates.note).toMatch(
+      /^no commit has a usable author date \(5 with no usable author date \(an empty or unparseable field\)\): delays fall back to committer dates/,
+    );
     // Landed together with no author date to tell them apart: delay 0, saying which date was used.
     expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix'))).toMatchObject({ reason: 'delay_zero', of: sha.get('feat') });
     expect(r.json.set_aside.find((s: any) => s.sha === sha.get('fix')).detail).toMatch(/by committer date/);

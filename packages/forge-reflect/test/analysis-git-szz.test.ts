@@ -68,7 +68,9 @@ describe('pure parts', () => {
   });
 
   it('dependency bumps: a bot author, or deps scope / bump subject touching only manifests', () => {
-    expect(dependencyBump({ author: 'renovate[bot] <29139614+renovate[bot]@users.noreply.github.com>', message: 'fix(deps): update x', files: ['src/a.ts'] })).toMatch(/bot/);
+    expect(
+      dependencyBump({ author: 'renovate[bot] <29139614+renovate[bot]@users.noreply.github.com>', message: 'fix(deps): update x', files: ['src/a.ts'] }),
+    ).toMatch(/bot/);
     expect(dependencyBump({ author: 'Ann <a@x>', message: 'fix(deps): update x to v2', files: ['package.json', 'yarn.lock'] })).toMatch(/fix\(deps\)/);
     expect(dependencyBump({ author: 'Ann <a@x>', message: 'fix: bump x from 1.0.0 to 1.0.1', files: ['packages/a/package.json'] })).toMatch(/bump/);
     expect(dependencyBump({ author: 'Ann <a@x>', message: 'fix(deps): handle peer deps', files: ['src/deps.ts', 'package.json'] })).toBeNull();
@@ -103,7 +105,15 @@ describe('pure parts', () => {
       '+b',
     ].join('\n');
     const [c] = parseDiffTree(text);
-    expect(c?.files[0]).toMatchObject({ oldPath: 'src/a.ts', newPath: 'src/b.ts', deleted: [{ line: 3, text: 'old 3' }, { line: 4, text: '// a comment' }], added: ['new 3', 'added'] });
+    expect(c?.files[0]).toMatchObject({
+      oldPath: 'src/a.ts',
+      newPath: 'src/b.ts',
+      deleted: [
+        { line: 3, text: 'old 3' },
+        { line: 4, text: '// a comment' },
+      ],
+      added: ['new 3', 'added'],
+    });
     const plan = planBlame(c?.files ?? []);
     expect(plan.targets).toEqual([{ path: 'src/a.ts', ranges: [[3, 3]], lines: 1 }]);
     expect(plan.setAside).toMatchObject({ tests: 1, lockfiles: 1, cosmetic: 1 });
@@ -123,7 +133,10 @@ describe('pure parts', () => {
     const a = 'a'.repeat(40);
     const b = 'b'.repeat(40);
     const text = `${a} 1 1 2\nauthor x\nboundary\nfilename old.ts\n\tone\n${a} 2 2\n\ttwo\n${b} 5 3 1\nauthor y\nfilename new.ts\n\tthree\n`;
-    expect(parseBlamePorcelain(text)).toEqual([{ sha: a, lines: 2, boundary: true, path: 'old.ts' }, { sha: b, lines: 1, boundary: false, path: 'new.ts' }]);
+    expect(parseBlamePorcelain(text)).toEqual([
+      { sha: a, lines: 2, boundary: true, path: 'old.ts' },
+      { sha: b, lines: 1, boundary: false, path: 'new.ts' },
+    ]);
   });
 
   it("the repo's own name is no build surface; a defect in build files is CI's", () => {
@@ -181,7 +194,9 @@ beforeAll(() => {
   sha.fixParser = commit(repo, 43, 'fix: parser off by one', { 'lib/parser.ts': lines(8, 'p').replace('const p5', '  const p5').replace('p2 = 2', 'p2 = 3') });
   // A fix introduces a bug; the next fix names it (a cause of type fix).
   sha.fixP3 = commit(repo, 44, 'fix: parser p3', { 'lib/parser.ts': readFileSync(join(repo, 'lib/parser.ts'), 'utf8').replace('p3 = 3', 'p3 = 33') });
-  sha.fixP3again = commit(repo, 45, 'fix: parser p3 again', { 'lib/parser.ts': readFileSync(join(repo, 'lib/parser.ts'), 'utf8').replace('p3 = 33', 'p3 = -3') });
+  sha.fixP3again = commit(repo, 45, 'fix: parser p3 again', {
+    'lib/parser.ts': readFileSync(join(repo, 'lib/parser.ts'), 'utf8').replace('p3 = 33', 'p3 = -3'),
+  });
   // Merge: the widget is written on a branch and merged with --no-ff; the fix blames to the branch commit.
   git(repo, ['checkout', '-q', '-b', 'widget']);
   sha.widget = commit(repo, 46, 'feat: widget', { 'src/widget.ts': lines(6, 'w') });
@@ -204,10 +219,20 @@ beforeAll(() => {
   git(repo, ['revert', '--no-edit', sha.revert], 54);
   sha.reapply = git(repo, ['rev-parse', 'HEAD']);
   // A squash commit whose body quotes a revert of its branch: a feature, not a revert.
-  sha.squash = commit(repo, 55, `feat: charts (#12)\n\n* feat: chart\n\n* Revert "feat: chart"\n\nThis reverts commit ${sha.login}.\n\n* feat: chart again`, { 'src/chart.ts': lines(3, 'c') });
+  sha.squash = commit(repo, 55, `feat: charts (#12)\n\n* feat: chart\n\n* Revert "feat: chart"\n\nThis reverts commit ${sha.login}.\n\n* feat: chart again`, {
+    'src/chart.ts': lines(3, 'c'),
+  });
   // Dependency bumps: by a bot, and by a person with a deps scope touching only manifests.
-  sha.botBump = commit(repo, 56, 'fix(deps): update dependency left-pad to v2', { 'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2"}}\n' }, BOT);
-  sha.humanBump = commit(repo, 57, 'fix(deps): bump left-pad from 2.0.0 to 2.0.1', { 'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2.0.1"}}\n' });
+  sha.botBump = commit(
+    repo,
+    56,
+    'fix(deps): update dependency left-pad to v2',
+    { 'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2"}}\n' },
+    BOT,
+  );
+  sha.humanBump = commit(repo, 57, 'fix(deps): bump left-pad from 2.0.0 to 2.0.1', {
+    'package.json': '{"name":"widgetkit","version":"1.0.0","dependencies":{"left-pad":"2.0.1"}}\n',
+  });
   // Delay 0: a cause and its fix written in the same second (a fix amended onto its own change).
   sha.rush = commit(repo, 58, 'feat: rush', { 'src/rush.ts': lines(3, 'r') });
   sha.fixRush = commit(repo, 58, 'fix: rush r1', { 'src/rush.ts': lines(3, 'r').replace('r1 = 1', 'r1 = 10') });
@@ -268,7 +293,15 @@ describe('SZZ over a constructed repository with known causes', () => {
     expect(aside[`${sha.botBump}:dependency_bump`].detail).toMatch(/bot/);
     expect(aside[`${sha.humanBump}:dependency_bump`].detail).toMatch(/deps/);
     expect(j.excluded).toEqual({
-      dependency_bump: 2, quoted_revert: 1, revert_of_revert: 1, duplicate: 1, delay_zero: 1, cause_after_fix: 0, add_only: 1, nothing_to_blame: 1, cause_before_window: 1,
+      dependency_bump: 2,
+      quoted_revert: 1,
+      revert_of_revert: 1,
+      duplicate: 1,
+      delay_zero: 1,
+      cause_after_fix: 0,
+      add_only: 1,
+      nothing_to_blame: 1,
+      cause_before_window: 1,
     });
     expect(JSON.stringify(j.list)).not.toContain(sha.util); // the add-only fix is attached to nobody
   });
@@ -276,7 +309,9 @@ describe('SZZ over a constructed repository with known causes', () => {
   it('markdown names every exclusion and the evidence', () => {
     const md = analyze('--repo', repo, '--format', 'markdown').stdout;
     expect(md).toContain('Evidence: the heuristic alone');
-    expect(md).toContain('dependency bump 2, quoted revert 1, revert of revert 1, duplicate 1, delay zero 1, cause after fix 0, add only 1, nothing to blame 1, cause before window 1');
+    expect(md).toContain(
+      'dependency bump 2, quoted revert 1, revert of revert 1, duplicate 1, delay zero 1, cause after fix 0, add only 1, nothing to blame 1, cause before window 1',
+    );
   });
 });
 
@@ -285,7 +320,10 @@ describe('the labelling sheet', () => {
     const sheet = join(root, 'sheet.jsonl');
     const w = analyze('--repo', repo, '--sample', '3', '--seed', '7', '--out', sheet);
     expect(w.status).toBe(0);
-    const rows = readFileSync(sheet, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(sheet, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows[0]).toMatchObject({ sheet: 'forge-reflect.p2-sheet.v1', seed: 7, sample: 3, population: { ci: 0, human_review: 1, self_reflection: 4 } });
     expect(rows).toHaveLength(4);
     expect(rows[1].human).toEqual({ failure: null, gate: null, cause: null, note: '' });
@@ -297,7 +335,10 @@ describe('the labelling sheet', () => {
     expect(fixRow.causes[0].stats.length).toBeGreaterThan(0);
 
     // Label: every row a real failure whose gate is the heuristic's, cause = the blamed one.
-    const labelled = [rows[0], ...rows.slice(1).map((r: any) => ({ ...r, human: { failure: true, gate: r.bucket, cause: r.causes[0]?.sha ?? 'unknown', note: '' } }))];
+    const labelled = [
+      rows[0],
+      ...rows.slice(1).map((r: any) => ({ ...r, human: { failure: true, gate: r.bucket, cause: r.causes[0]?.sha ?? 'unknown', note: '' } })),
+    ];
     writeFileSync(sheet, labelled.map((x) => JSON.stringify(x)).join('\n') + '\n');
     const r = analyze('--repo', repo, '--labels', sheet);
     expect(r.status).toBe(0);
@@ -344,10 +385,17 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..',
 describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-labelled.jsonl)', () => {
   it('as drawn (committer-date delays): the agreement figures docs/analysis.md reports', () => {
     const fixture = join(FIXTURES, 'p2-commitlint-labelled.jsonl');
-    const [header, ...rows] = readFileSync(fixture, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [header, ...rows] = readFileSync(fixture, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(header.population).toEqual({ ci: 47, human_review: 8, self_reflection: 7 });
     const labelled = rows.map((r: any) => ({
-      id: r.id, bucket: r.bucket, fixes: r.causes[0]?.sha ?? null, candidates: r.causes.map((c: any) => c.sha), human: r.human,
+      id: r.id,
+      bucket: r.bucket,
+      fixes: r.causes[0]?.sha ?? null,
+      candidates: r.causes.map((c: any) => c.sha),
+      human: r.human,
     }));
     const s = labelStats(labelled, header.population);
     expect([s.rows, s.labelled, s.failures]).toEqual([40, 40, 35]);
@@ -363,7 +411,10 @@ describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-
   });
 
   it('re-measured with author-date delays (p2-commitlint-author-dates.json): the figures docs/analysis.md reports', () => {
-    const [, ...rows] = readFileSync(join(FIXTURES, 'p2-commitlint-labelled.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [, ...rows] = readFileSync(join(FIXTURES, 'p2-commitlint-labelled.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const now = JSON.parse(readFileSync(join(FIXTURES, 'p2-commitlint-author-dates.json'), 'utf8'));
     // The heuristic: 62 signals by committer date, 82 by author date; nothing is set aside as delay 0.
     expect(now.before.signals.total).toBe(62);
@@ -388,10 +439,12 @@ describe('the labelled commitlint sample (tests/fixtures/analysis/p2-commitlint-
     ]);
     // The labels, read against the signals as counted now: 38 of the 40 rows are still signals.
     const bySha = new Map(now.sheet_rows.map((r: any) => [r.id, r]));
-    const labelled = rows.filter((r: any) => (bySha.get(r.id) as any).counted).map((r: any) => {
-      const c = bySha.get(r.id) as any;
-      return { id: r.id, bucket: c.bucket, fixes: c.fixes, candidates: c.candidates, human: r.human };
-    });
+    const labelled = rows
+      .filter((r: any) => (bySha.get(r.id) as any).counted)
+      .map((r: any) => {
+        const c = bySha.get(r.id) as any;
+        return { id: r.id, bucket: c.bucket, fixes: c.fixes, candidates: c.candidates, human: r.human };
+      });
     expect(labelled).toHaveLength(38);
     // The strata the sample was drawn from, less the two signals that left (both ci): 45, 8, 7.
     const s = labelStats(labelled, { ci: 45, human_review: 8, self_reflection: 7 });

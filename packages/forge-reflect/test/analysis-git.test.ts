@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitKind, namesFailingCheck, parseConventional, parseRevert } from '../src/analysis/commit-message.js';
 import { classifyGate } from '../src/analysis/gates.js';
-import { analyzeGitHistory } from '../src/analysis/git-history.js';
 import { parseRecord, RecordSplitter, writtenAt } from '../src/analysis/git-log.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-reflect.js');
@@ -57,7 +56,9 @@ describe('gate heuristic', () => {
   it('CI for a test in the fix, a named failing check or a defect in CI/build files; then the risk floor on the introducing change; then self-reflection', () => {
     expect(classifyGate({ fixFiles: ['src/a.ts', 'src/a.test.ts'], fixMessage: 'fix: a', inducingFiles: ['src/auth/x.ts'] }).gate).toBe('ci');
     expect(classifyGate({ fixFiles: ['.github/workflows/ci.yml'], fixMessage: 'fix', inducingFiles: ['.github/workflows/ci.yml'] }).gate).toBe('ci');
-    expect(classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: ['src/a.ts', 'package.json'], defectFiles: ['package.json'] }).gate).toBe('ci');
+    expect(
+      classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: ['src/a.ts', 'package.json'], defectFiles: ['package.json'] }).gate,
+    ).toBe('ci');
     expect(classifyGate({ fixFiles: ['package.json'], fixMessage: 'fix', inducingFiles: [] }).gate).toBe('self_reflection');
     expect(classifyGate({ fixFiles: ['src/a.ts'], fixMessage: 'fix: tests fail on CI', inducingFiles: [] }).gate).toBe('ci');
     expect(classifyGate({ fixFiles: ['src/a.ts'], fixMessage: 'fix: a', inducingFiles: ['db/migrations/001.sql'] }).gate).toBe('human_review');
@@ -69,13 +70,17 @@ describe('the git log record parser', () => {
   it('parses renames, merges, root commits and records split across chunks', () => {
     const records: string[] = [];
     const splitter = new RecordSplitter((r) => records.push(r));
-    const text = `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001f90\u001fAnn <a@x>\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
+    const text =
+      `\u001e${'a'.repeat(40)}\u001f${'b'.repeat(40)}\u001f100\u001f90\u001fAnn <a@x>\u001ffeat: x\n\nbody\n\u001f\0\nR100\0old.ts\0new.ts\0M\0c.ts\0` +
       `\u001e${'b'.repeat(40)}\u001f\u001f50\u001f\u001fBob <b@x>\u001froot\n\u001f\0\nA\0old.ts\0`;
     for (let i = 0; i < text.length; i += 7) splitter.push(text.slice(i, i + 7));
     splitter.end();
     expect(records).toHaveLength(2);
     const first = parseRecord(records[0] as string);
-    expect(first?.files).toEqual([{ status: 'R', path: 'new.ts', from: 'old.ts' }, { status: 'M', path: 'c.ts' }]);
+    expect(first?.files).toEqual([
+      { status: 'R', path: 'new.ts', from: 'old.ts' },
+      { status: 'M', path: 'c.ts' },
+    ]);
     expect(first?.message).toBe('feat: x\n\nbody');
     expect(first?.author).toBe('Ann <a@x>');
     expect([first?.time, first?.authorTime]).toEqual([100, 90]);
@@ -225,8 +230,10 @@ describe('git-history over a generated 3,000-commit repository', () => {
         message = `feat: f${i}`;
         file = `f${i}.txt`;
       }
-      parts.push(`commit refs/heads/main\nmark :${i + 1}\ncommitter T <t@example.com> ${T0 + i * 3600} +0000\n${data(message)}` +
-        `${i > 0 ? `from :${i}\n` : ''}M 100644 inline ${file}\n${data(`content ${i}`)}\n`);
+      parts.push(
+        `commit refs/heads/main\nmark :${i + 1}\ncommitter T <t@example.com> ${T0 + i * 3600} +0000\n${data(message)}` +
+          `${i > 0 ? `from :${i}\n` : ''}M 100644 inline ${file}\n${data(`content ${i}`)}\n`,
+      );
     }
     execFileSync('git', ['-C', big, 'fast-import', '--quiet'], { input: parts.join('') });
     git(big, ['reset', '-q', '--hard', 'main']);

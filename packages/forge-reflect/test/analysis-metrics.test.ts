@@ -114,7 +114,10 @@ describe('calibration metrics', () => {
   });
 
   it('equal-width bins are right-closed; 0 goes to the first bin', () => {
-    const e = eceEqualWidth([{ confidence: 0.4, correct: true }, { confidence: 0, correct: false }]);
+    const e = eceEqualWidth([
+      { confidence: 0.4, correct: true },
+      { confidence: 0, correct: false },
+    ]);
     expect(e?.bins[0]?.lo).toBe(0);
     expect(e?.bins[1]?.hi).toBeCloseTo(6 / 15, 12); // 0.4 = 6/15 sits at the top of bin 6
     expect(e?.bins[1]?.lo).toBeCloseTo(5 / 15, 12);

@@ -40,12 +40,16 @@ describe('lastReflectionBlock', () => {
     };
     const rand = mulberry32(12345);
     const next = (n: number) => Math.floor(rand() * n);
-    const pick = <T,>(list: readonly T[]) => list[next(list.length)] as T;
+    const pick = <T>(list: readonly T[]) => list[next(list.length)] as T;
     // Lines that are near misses and hits of a fence: indents, fence runs, info strings, blanks.
     const line = () =>
       next(4) === 0
         ? pick(['{"confidence":0.5}', 'text', '', ' x ``` y'])
-        : pick(['', ' ', '   ', '    ', '\t', ' \t ']) + pick(['`', '~']).repeat(2 + next(4)) + pick(['', ' ', '\t']) + pick(['reflection', 'reflection', 'reflections', 'ts', '']) + pick(['', ' ', ' \t', 'x']);
+        : pick(['', ' ', '   ', '    ', '\t', ' \t ']) +
+          pick(['`', '~']).repeat(2 + next(4)) +
+          pick(['', ' ', '\t']) +
+          pick(['reflection', 'reflection', 'reflections', 'ts', '']) +
+          pick(['', ' ', ' \t', 'x']);
     const kinds = new Set<string>();
     for (let run = 0; run < 3000; run++) {
       let text = line();
@@ -71,13 +75,18 @@ describe('answerFromPayload', () => {
 });
 
 describe('answerFromTranscriptTail', () => {
-  const claudeLine = (role: 'assistant' | 'user', text: string) =>
-    JSON.stringify({ type: role, message: { role, content: [{ type: 'text', text }] } });
+  const claudeLine = (role: 'assistant' | 'user', text: string) => JSON.stringify({ type: role, message: { role, content: [{ type: 'text', text }] } });
   const codexLine = (text: string) =>
     JSON.stringify({ type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] } });
 
   it("finds the assistant's last answer with a block in a Claude Code transcript, skipping a cut first line", () => {
-    const tail = ['ut":"cut line', claudeLine('assistant', answer('{"confidence":0.1}')), claudeLine('assistant', answer(REPORT)), claudeLine('user', 'thanks'), ''].join('\n');
+    const tail = [
+      'ut":"cut line',
+      claudeLine('assistant', answer('{"confidence":0.1}')),
+      claudeLine('assistant', answer(REPORT)),
+      claudeLine('user', 'thanks'),
+      '',
+    ].join('\n');
     expect(lastReflectionBlock(answerFromTranscriptTail(tail) ?? '')).toEqual({ kind: 'block', text: REPORT });
   });
   it('reads a Codex rollout line', () => {

@@ -5,7 +5,16 @@ import type { ReviewResultV1, TestResultV1 } from '@forge-reflect/reflection-typ
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventLog } from '../src/log/event-log.js';
 import { attemptKey } from '../src/loops/attempt-key.js';
-import { decide, DEFAULT_POLICY, parsePolicy, renderFixBrief, summarizeFeedback, summarizeReview, summarizeTests, type TaskHistory } from '../src/loops/bounce-core.js';
+import {
+  decide,
+  DEFAULT_POLICY,
+  parsePolicy,
+  renderFixBrief,
+  summarizeFeedback,
+  summarizeReview,
+  summarizeTests,
+  type TaskHistory,
+} from '../src/loops/bounce-core.js';
 import { recordCheck, taskHistory } from '../src/loops/bounce-store.js';
 import { CLI, cleanupTempDirs, tempDir } from './helpers/spool.js';
 
@@ -124,7 +133,12 @@ describe('the bounce decision, rule by rule', () => {
   });
 
   it('the brief names file:line and the suggested fix and asks for surgical changes', () => {
-    const d = decide(summarizeReview(review('request_changes', [finding('f1', 'critical', { file: 'src/db.ts', line: 12, suggested_fix: { description: 'use a parameterised query' } })])), fresh);
+    const d = decide(
+      summarizeReview(
+        review('request_changes', [finding('f1', 'critical', { file: 'src/db.ts', line: 12, suggested_fix: { description: 'use a parameterised query' } })]),
+      ),
+      fresh,
+    );
     const brief = renderFixBrief('acme#42', 'review', d, DEFAULT_POLICY);
     expect(brief).toContain('# Fix mode: review bounce 1 of at most 3 for acme#42');
     expect(brief).toContain('`src/db.ts:12`');
@@ -147,11 +161,24 @@ describe('scenarios through the store', () => {
 
   it('plateau: review bounces with 3, then 2, then 2 actionable → bounce, bounce, diminishing returns', () => {
     const log = openEventLog(tempDir());
-    const r = (n: number) => summarizeReview(review('request_changes', Array.from({ length: n }, (_, i) => finding(`f${i}`, 'error'))));
+    const r = (n: number) =>
+      summarizeReview(
+        review(
+          'request_changes',
+          Array.from({ length: n }, (_, i) => finding(`f${i}`, 'error')),
+        ),
+      );
     const a = run(log.db, 't1', r(3), T0);
     const b = run(log.db, 't1', r(2), T0 + 1000);
     const c = run(log.db, 't1', r(2), T0 + 2000);
-    expect([a.d.decision, a.d.bounce_number, b.d.decision, b.d.bounce_number, c.d.decision, c.d.rule]).toEqual(['bounce', 1, 'bounce', 2, 'escalate', 'diminishing_returns']);
+    expect([a.d.decision, a.d.bounce_number, b.d.decision, b.d.bounce_number, c.d.decision, c.d.rule]).toEqual([
+      'bounce',
+      1,
+      'bounce',
+      2,
+      'escalate',
+      'diminishing_returns',
+    ]);
     expect(c.rec.task_bounces).toBe(2);
     const rows = log.db.prepare('SELECT number, actionable, total_items, resolved FROM bounces ORDER BY number').all();
     // bounce 1 was followed by a bounce (not resolved); bounce 2 by an escalation (not resolved)
@@ -183,7 +210,13 @@ describe('scenarios through the store', () => {
 
   it('max bounces for testing: two bounces with 3 then 2 actionable, the third check escalates', () => {
     const log = openEventLog(tempDir());
-    const t = (n: number) => summarizeTests(tests([], Array.from({ length: n }, (_, i) => failure(`t${i}`, 0.9))));
+    const t = (n: number) =>
+      summarizeTests(
+        tests(
+          [],
+          Array.from({ length: n }, (_, i) => failure(`t${i}`, 0.9)),
+        ),
+      );
     expect(run(log.db, 't4', t(3), T0).d.bounce_number).toBe(1);
     expect(run(log.db, 't4', t(2), T0 + 1).d.bounce_number).toBe(2);
     expect(run(log.db, 't4', t(1), T0 + 2).d.rule).toBe('max_bounces');
@@ -207,7 +240,11 @@ describe('attemptKey', () => {
 
 describe('forge-reflect bounce (CLI)', () => {
   const cli = (args: string[], dir: string) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, FORGE_DIR: join(dir, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, FORGE_DIR: join(dir, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' },
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -217,7 +254,9 @@ describe('forge-reflect bounce (CLI)', () => {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ decision: 'approve', findings: [{ ...finding('f1', 'error'), severity: 'fatal' }] }));
     const bad = cli(['bounce', '--task', 'acme#42', '--review', 'bad.json'], dir);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^forge-reflect: the review file bad\.json does not match review-result\.v1: \/findings\/0\/severity must be one of .* \(rule: enum\)/);
+    expect(bad.stderr).toMatch(
+      /^forge-reflect: the review file bad\.json does not match review-result\.v1: \/findings\/0\/severity must be one of .* \(rule: enum\)/,
+    );
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(join(dir, '.forge', 'events.db'))).toBe(false);
 

@@ -27,7 +27,11 @@ const SIDECAR = {
 };
 
 function cli(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd, env: { ...process.env, FORGE_DIR: join(cwd, '.forge'), NO_COLOR: '1', REFLECTION_DIR: '' } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    cwd,
+    env: { ...process.env, FORGE_DIR: join(cwd, '.forge'), NO_COLOR: '1', REFLECTION_DIR: '' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -48,7 +52,10 @@ describe('operands after --', () => {
 
   it('fills given positionals first, then from the operands; leftovers and missing ones are usage errors', () => {
     expect(fillPositionals({ files: ['a'] }, positionalsOf('risk [files..]'), ['-b', 'c'], 'risk [files..]')).toMatchObject({ files: ['a', '-b', 'c'] });
-    expect(fillPositionals({ action: 'search' }, positionalsOf('learn <action> [target]'), ['-x'], 'learn <action> [target]')).toMatchObject({ action: 'search', target: '-x' });
+    expect(fillPositionals({ action: 'search' }, positionalsOf('learn <action> [target]'), ['-x'], 'learn <action> [target]')).toMatchObject({
+      action: 'search',
+      target: '-x',
+    });
     expect(() => fillPositionals({}, positionalsOf('show <sidecar>'), [], 'show <sidecar>')).toThrow(/show needs sidecar/);
     expect(() => fillPositionals({}, positionalsOf('ingest'), ['x'], 'ingest')).toThrow(/unexpected argument after --: "x"/);
   });

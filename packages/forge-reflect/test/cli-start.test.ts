@@ -21,9 +21,14 @@ const BUNDLE = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist-bundle'
 /** Runs `x` through a small yargs parser and counts how often its usage object renders help. */
 async function helpRendersWhenRunning(skip: boolean): Promise<{ renders: number; ran: boolean }> {
   let ran = false;
-  let parser: Argv = yargs(['x']).command('x', 'a command', (y) => y.option('n', { type: 'number' }), () => {
-    ran = true;
-  });
+  let parser: Argv = yargs(['x']).command(
+    'x',
+    'a command',
+    (y) => y.option('n', { type: 'number' }),
+    () => {
+      ran = true;
+    },
+  );
   if (skip) parser = skipEarlyHelpRendering(parser);
   const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { help(): string } } }).getInternalMethods().getUsageInstance();
   const help = usage.help.bind(usage);
@@ -90,7 +95,10 @@ describe("string-width's set-up", () => {
           'Intl.Segmenter = class extends Real { constructor(...a) { made += 1; super(...a); } };\n' +
           "process.on('exit', () => process.stderr.write(`segmenters=${made}\\n`));\n",
       );
-      const r = spawnSync(process.execPath, ['--import', pathToFileURL(counter).href, CLI, ...argv], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
+      const r = spawnSync(process.execPath, ['--import', pathToFileURL(counter).href, CLI, ...argv], {
+        encoding: 'utf8',
+        env: { ...process.env, FORGE_DIR: state },
+      });
       const count = /segmenters=(\d+)/.exec(r.stderr)?.[1];
       expect(count, r.stderr).toBeDefined();
       return { count: Number(count), status: r.status, stdout: r.stdout };

@@ -16,19 +16,36 @@ afterEach(cleanupTempDirs);
 function throughHead(args: string[], cwd: string): { status: number; stderr: string; read: string } {
   const script = 'node "$CLI" "$@" 2>"$ERR" | head -c 1; echo " ${PIPESTATUS[0]}"';
   const err = join(cwd, 'stderr.txt');
-  const r = spawnSync('bash', ['-c', script, 'pipe', ...args], { cwd, encoding: 'utf8', env: { ...process.env, CLI, ERR: err, FORGE_DIR: join(cwd, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' } });
+  const r = spawnSync('bash', ['-c', script, 'pipe', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, CLI, ERR: err, FORGE_DIR: join(cwd, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' },
+  });
   const [read, status] = r.stdout.split(' ');
   return { status: Number(status), stderr: spawnSync('cat', [err], { encoding: 'utf8' }).stdout, read: read ?? '' };
 }
 
 function fullStatus(args: string[], cwd: string): number | null {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd, stdio: 'ignore', env: { ...process.env, FORGE_DIR: join(cwd, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' } }).status;
+  return spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    stdio: 'ignore',
+    env: { ...process.env, FORGE_DIR: join(cwd, '.forge'), FORGE_NOW: '2025-11-22T10:00:00Z', NO_COLOR: '1' },
+  }).status;
 }
 
 describe('a closed stdout pipe', () => {
   it('ends `bounce` with a long fix brief quietly, with its usual status', () => {
     const dir = tempDir();
-    const findings = Array.from({ length: 3000 }, (_, i) => ({ id: `f${i}`, severity: 'error', category: 'correctness', message: `problem ${i} ${'x'.repeat(200)}`, confidence: 0.8, fixable: true, file: `src/f${i}.ts`, line: i + 1 }));
+    const findings = Array.from({ length: 3000 }, (_, i) => ({
+      id: `f${i}`,
+      severity: 'error',
+      category: 'correctness',
+      message: `problem ${i} ${'x'.repeat(200)}`,
+      confidence: 0.8,
+      fixable: true,
+      file: `src/f${i}.ts`,
+      line: i + 1,
+    }));
     writeFileSync(join(dir, 'r.json'), JSON.stringify({ decision: 'request_changes', findings }));
     const r = throughHead(['bounce', '--task', 'acme#1', '--review', 'r.json'], dir);
     expect(r.read).toBe('b'); // "bounce (...)"

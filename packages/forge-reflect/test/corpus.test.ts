@@ -85,7 +85,10 @@ describe('forge-reflect corpus end to end', () => {
     const r = spawnSync(process.execPath, [CLI, 'corpus', '--dir', dir, '--out', out], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/27 row\(s\) from 30 outcome\(s\)/);
-    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((x) => ({ confidence: x.confidence, correct: x.correct }))).toEqual(expected);
     const a = spawnSync(process.execPath, [CLI, 'analyze', 'calibration', '--corpus', out, '--bootstrap', '50'], { encoding: 'utf8' });
     expect(a.status).toBe(0);
@@ -110,7 +113,10 @@ describe('forge-reflect corpus --dir a --dir b (a team)', () => {
       const insert = log.db.prepare('INSERT INTO outcomes (task_ref, correct, source, at, note, recorded_at) VALUES (?, ?, ?, ?, NULL, ?)');
       for (let i = 0; i < 3; i++) {
         const task = `${who}#${i}`;
-        writeFileSync(join(dir, `${who}-${i}.reflection.json`), JSON.stringify(sidecar(w * 10 + i, task, new Date(Date.UTC(2026, 0, 1, w, i)).toISOString(), 0.5 + i / 10)));
+        writeFileSync(
+          join(dir, `${who}-${i}.reflection.json`),
+          JSON.stringify(sidecar(w * 10 + i, task, new Date(Date.UTC(2026, 0, 1, w, i)).toISOString(), 0.5 + i / 10)),
+        );
         const correct = (i + w) % 2 === 0;
         const at = new Date(Date.UTC(2026, 0, 3, w, i)).toISOString();
         insert.run(task, correct ? 1 : 0, 'human', at, at);
@@ -120,10 +126,16 @@ describe('forge-reflect corpus --dir a --dir b (a team)', () => {
     });
     const lead = join(root, 'lead', '.forge');
     const before = ['alice', 'bob'].map((who) => readFileSync(join(root, who, '.forge', 'events.db')));
-    const r = spawnSync(process.execPath, [CLI, 'corpus', '--dir', dirs[0] as string, '--dir', dirs[1] as string], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: lead } });
+    const r = spawnSync(process.execPath, [CLI, 'corpus', '--dir', dirs[0] as string, '--dir', dirs[1] as string], {
+      encoding: 'utf8',
+      env: { ...process.env, FORGE_DIR: lead },
+    });
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/6 row\(s\) from 6 outcome\(s\) pooled from 3 logs/);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { task_ref: string; correct: boolean });
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task_ref: string; correct: boolean });
     expect(rows.map((x) => ({ task: x.task_ref, correct: x.correct }))).toEqual(expected);
     ['alice', 'bob'].forEach((who, i) => expect(readFileSync(join(root, who, '.forge', 'events.db')).equals(before[i] as Buffer)).toBe(true));
   });

@@ -32,9 +32,11 @@ function fakeBash(answer: string, status = 0): string {
 }
 
 describe('doctor: bash and git', () => {
-  it('takes the stand-in\'s bash 3.2.48 (a stock Mac\'s bash) as ok, naming its version', () => {
+  it("takes the stand-in's bash 3.2.48 (a stock Mac's bash) as ok, naming its version", () => {
     const bin = macosLikeBin();
-    expect(execFileSync(join(bin, 'bash'), ['-c', 'echo $BASH_VERSION'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()).toMatch(/^3\.2\.48\(\d+\)-release$/);
+    expect(execFileSync(join(bin, 'bash'), ['-c', 'echo $BASH_VERSION'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()).toMatch(
+      /^3\.2\.48\(\d+\)-release$/,
+    );
     const check = checkTools({ PATH: bin });
     expect(check).toMatchObject({ name: 'bash and git', status: 'ok' });
     expect(check.detail).toMatch(/^bash 3\.2\.48\(\d+\)-release, git version \d/);
@@ -49,7 +51,7 @@ describe('doctor: bash and git', () => {
     expect(check.detail).toMatch(/^bash 3\.2\.48\(\d+\)-release, git version /);
   });
 
-  it('takes the host\'s bash as ok', () => {
+  it("takes the host's bash as ok", () => {
     const check = checkTools({ PATH: HOST_PATH });
     expect(check.status).toBe('ok');
     expect(check.detail).toMatch(/^bash \d+\.\d+\.\d+\S*, git version /);

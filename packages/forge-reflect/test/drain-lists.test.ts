@@ -25,7 +25,10 @@ afterEach(cleanupTempDirs);
 const quiet = { warn: () => {} };
 
 function spoolOne(stateDir: string, toolUseId: string): string {
-  return writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: toolUseId }), event: 'PostToolUse' });
+  return writeSpoolFile(stateDir, {
+    payload: JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: toolUseId }),
+    event: 'PostToolUse',
+  });
 }
 
 function spoolMany(stateDir: string, n: number): string[] {
@@ -64,11 +67,19 @@ describe('a drain of many files', () => {
     // A later drain (one new file, so it runs) reads only that file: none of the twelve is read,
     // counted or listed again, and the young list is not handed to a remover a second time.
     spoolOne(stateDir, 'late');
-    expect(drainSpool(stateDir, { ...quiet, listFrom: 10, removeListed: (paths) => handed.push([...paths]) })).toMatchObject({ drained: 1, alreadyPresent: 0, rejected: 0 });
+    expect(drainSpool(stateDir, { ...quiet, listFrom: 10, removeListed: (paths) => handed.push([...paths]) })).toMatchObject({
+      drained: 1,
+      alreadyPresent: 0,
+      rejected: 0,
+    });
     expect(handed).toHaveLength(1);
     expect(spoolEventFiles(stateDir).sort()).toEqual([...names].sort());
     // With nothing new, a drain finds nothing to do.
-    expect(drainSpool(stateDir, { ...quiet, listFrom: 10, removeListed: (paths) => handed.push([...paths]) })).toMatchObject({ drained: 0, alreadyPresent: 0, rejected: 0 });
+    expect(drainSpool(stateDir, { ...quiet, listFrom: 10, removeListed: (paths) => handed.push([...paths]) })).toMatchObject({
+      drained: 0,
+      alreadyPresent: 0,
+      rejected: 0,
+    });
     // The remover then removes the listed files and the list: nothing else.
     removeListedHere(spool, handed[0] ?? []);
     expect(spoolEventFiles(stateDir)).toEqual([]);

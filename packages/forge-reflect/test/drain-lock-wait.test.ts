@@ -34,7 +34,9 @@ afterEach(() => {
 
 /** Starts the holder and resolves once it holds the lock. */
 async function holdLock(stateDir: string, holdMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', HOLDER, sqlite, join(stateDir, 'spool', DRAIN_LOCK_NAME), String(holdMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', HOLDER, sqlite, join(stateDir, 'spool', DRAIN_LOCK_NAME), String(holdMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   holder = child;
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -62,7 +64,12 @@ describe('a command and a drain that is already running', () => {
     await holdLock(stateDir, 700);
     const log = open(stateDir);
     try {
-      expect(log.query({ limit: 10 }).map((e) => e.tool_name).sort()).toEqual(['Bash', 'Edit', 'Read']);
+      expect(
+        log
+          .query({ limit: 10 })
+          .map((e) => e.tool_name)
+          .sort(),
+      ).toEqual(['Bash', 'Edit', 'Read']);
     } finally {
       log.close();
     }

@@ -8,7 +8,19 @@
 // T whose file was written at or after T is fresh at T; "quiet" is T + 61 s with the file's mtime
 // set back explicitly, so nothing depends on how long a test takes.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drainSpool, openDrainedLog, type DrainCounts, type DrainOptions } from '../src/log/drain.js';
@@ -48,7 +60,9 @@ interface Fixture {
 /** The reference payloads whose type is known, each as one line of JSON (as the hook appends them). */
 function fixtures(): Fixture[] {
   const out: Fixture[] = [];
-  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const value = JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as Record<string, unknown>;
     const hookEvent = String(value.hook_event_name);
     const type = TYPE_OF[hookEvent];
@@ -61,7 +75,16 @@ type Rec = SpoolRecord;
 const record = spoolRecord;
 
 function toolRecord(i: number, extra = ''): Rec {
-  return record(JSON.stringify({ session_id: 'seg', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: `out ${i}${extra}` } }), { event: 'PostToolUse' });
+  return record(
+    JSON.stringify({
+      session_id: 'seg',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_use_id: `t${i}`,
+      tool_response: { stdout: `out ${i}${extra}` },
+    }),
+    { event: 'PostToolUse' },
+  );
 }
 
 function spoolDir(stateDir: string): string {
@@ -123,7 +146,10 @@ function setMtime(file: string, ms: number): void {
 const sorted = (list: readonly string[]) => [...list].sort();
 
 /** A log whose insertBatch runs `hook` (call number, rows, mark, the real insert). */
-function wrapLog(log: EventLog, hook: (call: number, rows: readonly EventRow[], mark: SegmentMark | undefined, real: () => InsertResult) => InsertResult): EventLog {
+function wrapLog(
+  log: EventLog,
+  hook: (call: number, rows: readonly EventRow[], mark: SegmentMark | undefined, real: () => InsertResult) => InsertResult,
+): EventLog {
   let call = 0;
   return { ...log, insertBatch: (batch, mark) => hook(call++, batch, mark, () => log.insertBatch(batch, mark)) };
 }
@@ -135,8 +161,6 @@ function busyError(): Error {
 function makeDrain(stateDir: string, base: DrainOptions) {
   return (extra: DrainOptions = {}): DrainCounts => drainSpool(stateDir, { warn: () => {}, ...base, ...extra });
 }
-
-
 
 /** A fresh state folder whose spool/events.log holds `n` tool records; T is the test's fixed clock. */
 function stateWithLog(n: number): { T: number; state: string; recs: ReturnType<typeof toolRecord>[] } {
@@ -154,7 +178,12 @@ describe('the records this file writes', () => {
     const payloads = ['{"session_id":"hk","hook_event_name":"PostToolUse","tool_name":"Bash"}', '{"session_id":"hk","hook_event_name":"Stop"}\n'];
     for (const [i, p] of payloads.entries()) {
       const event = i === 0 ? 'PostToolUse' : 'Stop';
-      const r = spawnSync('bash', [join(KIT_ROOT, 'hooks', 'reflect-event-hook.sh'), event, 'claude-code'], { cwd: repo, input: p, env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: state }, encoding: 'utf8' });
+      const r = spawnSync('bash', [join(KIT_ROOT, 'hooks', 'reflect-event-hook.sh'), event, 'claude-code'], {
+        cwd: repo,
+        input: p,
+        env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: state },
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
     }
     if (!hookBashHasClock()) {
@@ -162,7 +191,9 @@ describe('the records this file writes', () => {
       // under its final name (envelope with its length, then the payload), 16 zeros for the time.
       expect(existsSync(join(state, 'spool', 'events.log'))).toBe(false);
       const spool = join(state, 'spool');
-      const files = spoolEventFiles(state).sort((a, b) => statSync(join(spool, a)).mtimeMs - statSync(join(spool, b)).mtimeMs || Number(a.split('-')[1]) - Number(b.split('-')[1]));
+      const files = spoolEventFiles(state).sort(
+        (a, b) => statSync(join(spool, a)).mtimeMs - statSync(join(spool, b)).mtimeMs || Number(a.split('-')[1]) - Number(b.split('-')[1]),
+      );
       expect(files).toHaveLength(2);
       const want = files.map((name, i) => {
         const m = /^0{16}-(\d+)-[0-9a-f]{8}\.event$/.exec(name);
@@ -171,7 +202,16 @@ describe('the records this file writes', () => {
         const nl = bytes.indexOf(0x0a);
         const env = JSON.parse(bytes.subarray(0, nl).toString('utf8')) as Record<string, unknown>;
         expect(Object.keys(env)).toEqual(['v', 'source', 'event', 'runtime', 'received_us', 'pid', 'cwd', 'cap', 'clock', 'bytes']);
-        expect(env).toMatchObject({ v: 1, source: 'event-hook', event: i === 0 ? 'PostToolUse' : 'Stop', runtime: 'claude-code', received_us: 0, pid: Number(m?.[1]), clock: 'file', bytes: Buffer.byteLength(payloads[i] as string) });
+        expect(env).toMatchObject({
+          v: 1,
+          source: 'event-hook',
+          event: i === 0 ? 'PostToolUse' : 'Stop',
+          runtime: 'claude-code',
+          received_us: 0,
+          pid: Number(m?.[1]),
+          clock: 'file',
+          bytes: Buffer.byteLength(payloads[i] as string),
+        });
         expect(bytes.subarray(nl + 1).toString('utf8')).toBe(payloads[i]);
         // the drain's id: the time of writing, to the microsecond, in place of the zeros
         return `${String(Math.round(statSync(join(spool, name)).mtimeMs * 1000)).padStart(16, '0')}${name.slice(16, -'.event'.length)}`;
@@ -368,7 +408,14 @@ describe('records of the spool log through the drain', () => {
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 2, rejected: 2, inFlight: 0 });
     expect(ids(state)).toEqual(sorted([a.id, b.id]));
     const segName = segments(state)[0] as string;
-    expect(rejected(state)).toEqual(sorted([`${segName}-at-${a.bytes.length}.event`, `${segName}-at-${a.bytes.length}.reason`, `${segName}-at-${a.bytes.length + junk.length}.event`, `${segName}-at-${a.bytes.length + junk.length}.reason`]));
+    expect(rejected(state)).toEqual(
+      sorted([
+        `${segName}-at-${a.bytes.length}.event`,
+        `${segName}-at-${a.bytes.length}.reason`,
+        `${segName}-at-${a.bytes.length + junk.length}.event`,
+        `${segName}-at-${a.bytes.length + junk.length}.reason`,
+      ]),
+    );
     expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${a.bytes.length}.event`))).toEqual(junk);
     expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${a.bytes.length + junk.length}.event`))).toEqual(noId.bytes);
   });
@@ -386,7 +433,9 @@ describe('records of the spool log through the drain', () => {
     const segName = segments(state)[0] as string;
     const at1 = a.bytes.length;
     const at2 = at1 + notJson.bytes.length;
-    expect(rejected(state)).toEqual(sorted([`${segName}-at-${at1}.event`, `${segName}-at-${at1}.reason`, `${segName}-at-${at2}.event`, `${segName}-at-${at2}.reason`]));
+    expect(rejected(state)).toEqual(
+      sorted([`${segName}-at-${at1}.event`, `${segName}-at-${at1}.reason`, `${segName}-at-${at2}.event`, `${segName}-at-${at2}.reason`]),
+    );
     expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${at1}.event`))).toEqual(notJson.bytes);
     expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${at1}.reason`), 'utf8')).toMatch(/not JSON/);
     expect(readFileSync(join(rejectedDirOf(state), `${segName}-at-${at2}.event`))).toEqual(empty.bytes);
@@ -402,7 +451,12 @@ describe('records of the spool log through the drain', () => {
     for (const r of recs) expect(r.bytes.length).toBeLessThanOrEqual(4_000);
     append(liveLog(state), ...recs);
     expect(statSync(liveLog(state)).size).toBeGreaterThan(4 * 1024 * 1024 + 100_000);
-    expect(drainSpool(state, { warn: () => {}, now: () => T, batchSize: 500 })).toMatchObject({ drained: recs.length, rejected: 0, inFlight: 0, alreadyPresent: 0 });
+    expect(drainSpool(state, { warn: () => {}, now: () => T, batchSize: 500 })).toMatchObject({
+      drained: recs.length,
+      rejected: 0,
+      inFlight: 0,
+      alreadyPresent: 0,
+    });
     expect(ids(state)).toEqual(sorted(recs.map((r) => r.id)));
     const seg = onlySegment(state);
     expect(marks(state)).toEqual([{ name: seg.split('/').pop(), done: statSync(seg).size }]);
@@ -512,7 +566,10 @@ describe('exactly once', () => {
 
 /** The scrub marks: how far each segment is drained and overwritten with zeros. */
 function scrubs(stateDir: string): Array<{ name: string; done: number; scrubbed: number }> {
-  return withLog(stateDir, (log) => log.db.prepare('SELECT name, done, scrubbed FROM spool_segments ORDER BY name').all() as Array<{ name: string; done: number; scrubbed: number }>);
+  return withLog(
+    stateDir,
+    (log) => log.db.prepare('SELECT name, done, scrubbed FROM spool_segments ORDER BY name').all() as Array<{ name: string; done: number; scrubbed: number }>,
+  );
 }
 
 /** Whether `bytes[from, to)` are all zeros. */
@@ -523,7 +580,9 @@ function zeros(bytes: Buffer, from = 0, to = bytes.length): boolean {
 /** A tool record whose payload holds a password (in a prompt-like string) the drain redacts. */
 const PASSWORD = 'hunter2-Zq8vXw3Lp9';
 function secretRecord(i: number): Rec {
-  return record(JSON.stringify({ session_id: 'sec', hook_event_name: 'UserPromptSubmit', prompt: `log in with password=${PASSWORD}${i}` }), { event: 'UserPromptSubmit' });
+  return record(JSON.stringify({ session_id: 'sec', hook_event_name: 'UserPromptSubmit', prompt: `log in with password=${PASSWORD}${i}` }), {
+    event: 'UserPromptSubmit',
+  });
 }
 
 describe('what a drain committed is overwritten with zeros (log/scrub.ts)', () => {
@@ -549,7 +608,7 @@ describe('what a drain committed is overwritten with zeros (log/scrub.ts)', () =
     expect(ids(state)).toEqual(sorted(recs.map((r) => r.id)));
   });
 
-  it('keeps every byte a hook appends after the drain\'s read point, a record still being written included', () => {
+  it("keeps every byte a hook appends after the drain's read point, a record still being written included", () => {
     const T = Date.now();
     const state = tempDir();
     const drain = makeDrain(state, { now: () => T });
@@ -607,7 +666,12 @@ describe('what a drain committed is overwritten with zeros (log/scrub.ts)', () =
   it('a drain killed after writing the zeros but before recording them: the next drain writes them again and takes nothing twice', () => {
     const { T, state, recs } = stateWithLog(6);
     const log = openEventLog(state);
-    const dying: EventLog = { ...log, markScrubbed: () => { throw new Error('killed before the scrub was recorded'); } };
+    const dying: EventLog = {
+      ...log,
+      markScrubbed: () => {
+        throw new Error('killed before the scrub was recorded');
+      },
+    };
     try {
       expect(() => drainSpool(state, { warn: () => {}, now: () => T, log: dying })).toThrow('killed before the scrub was recorded');
     } finally {
@@ -739,13 +803,23 @@ describe('what is not a record of the spool log', () => {
   it('logs records and classic <id>.event files side by side', () => {
     const T = Date.now();
     const state = tempDir();
-    const files = [0, 1, 2].map((i) => writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'mix', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: `f${i}` }) }).replace(/\.event$/, ''));
+    const files = [0, 1, 2].map((i) =>
+      writeSpoolFile(state, {
+        event: 'PostToolUse',
+        payload: JSON.stringify({ session_id: 'mix', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: `f${i}` }),
+      }).replace(/\.event$/, ''),
+    );
     const recs = [toolRecord(1), toolRecord(2), toolRecord(3), toolRecord(4)];
     append(liveLog(state), ...recs);
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 7, rejected: 0, alreadyPresent: 0 });
     expect(ids(state)).toEqual(sorted([...files, ...recs.map((r) => r.id)]));
     expect(spoolEventFiles(state)).toEqual([]);
-    expect(rows(state).filter((r) => r.tool_name === 'Read').map((r) => r.tool_use_id).sort()).toEqual(['f0', 'f1', 'f2']);
+    expect(
+      rows(state)
+        .filter((r) => r.tool_name === 'Read')
+        .map((r) => r.tool_use_id)
+        .sort(),
+    ).toEqual(['f0', 'f1', 'f2']);
   });
 
   it('redacts the payload of a record with the default rules', () => {
@@ -755,7 +829,16 @@ describe('what is not a record of the spool log', () => {
     // (sk- and 20+ characters with a digit and a letter: test/redact.test.ts, helpers/secrets.ts)
     const underKey = 'sk-abcdefghijklmnopqrstuvwx';
     const inText = 'sk-4bcdefgh1jklmnopqrstuvwx9yz';
-    const r = record(JSON.stringify({ session_id: 'red', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'deploy', api_key: underKey }, tool_response: { stdout: `key is ${inText}` } }), { event: 'PostToolUse' });
+    const r = record(
+      JSON.stringify({
+        session_id: 'red',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'deploy', api_key: underKey },
+        tool_response: { stdout: `key is ${inText}` },
+      }),
+      { event: 'PostToolUse' },
+    );
     append(liveLog(state), r);
     expect(drainSpool(state, { warn: () => {}, now: () => T })).toMatchObject({ drained: 1, rejected: 0 });
     const [row] = rows(state);
@@ -767,7 +850,11 @@ describe('what is not a record of the spool log', () => {
     expect(payload.tool_response.stdout).toBe('key is [REDACTED:openai_key]');
     // nor anywhere in the database files
     withLog(state, (log) => log.db.pragma('wal_checkpoint(TRUNCATE)'));
-    const db = Buffer.concat(readdirSync(state).filter((f) => f.startsWith('events.db')).map((f) => readFileSync(join(state, f))));
+    const db = Buffer.concat(
+      readdirSync(state)
+        .filter((f) => f.startsWith('events.db'))
+        .map((f) => readFileSync(join(state, f))),
+    );
     expect(db.includes(Buffer.from('[REDACTED:api_key]'))).toBe(true);
     for (const secret of [underKey, inText]) expect(db.includes(Buffer.from(secret))).toBe(false);
   });
@@ -846,7 +933,7 @@ describe('a busy database', () => {
 
 // A record cut short whose named length ends on the next record's newline: the next record, whole
 // and valid, is logged (an early scanAt rejected it together with the cut one).
-describe('a record cut short so that its named length ends on the next record\'s newline', () => {
+describe("a record cut short so that its named length ends on the next record's newline", () => {
   it('the whole record after it is logged; only the cut one lands in rejected/', () => {
     const T = Date.now();
     const state = tempDir();

@@ -75,14 +75,25 @@ describe('draining the reference payloads', () => {
     const stored = rows(stateDir);
     expect(stored).toHaveLength(files.length);
     const expectations: Record<string, Partial<EventRow>> = {
-      'post-tool-use-bash.json': { runtime: 'claude-code', type: 'tool.executed', tool_name: 'Bash', duration_ms: 4187, tool_use_id: 'toolu_01ABCxyz9PqR2sT3uV4wX5yZ' },
+      'post-tool-use-bash.json': {
+        runtime: 'claude-code',
+        type: 'tool.executed',
+        tool_name: 'Bash',
+        duration_ms: 4187,
+        tool_use_id: 'toolu_01ABCxyz9PqR2sT3uV4wX5yZ',
+      },
       'post-tool-use-failure-bash.json': { runtime: 'claude-code', type: 'tool.failed', tool_name: 'Bash' },
       'post-tool-use-in-subagent-read.json': { type: 'tool.executed', agent_id: 'a4d2c8f1e0b3a297', tool_name: 'Read' },
       'session-start.json': { type: 'session.started', session_id: '7f3c2a9e-4b1d-4e8a-9c6f-2d5e8b1a0c34' },
       'subagent-stop.json': { type: 'subagent.stopped' },
       'pre-compact.json': { type: 'context.compacting' },
       'notification.json': { type: 'notification' },
-      'other-runtimes/cursor-after-shell-execution.json': { runtime: 'cursor', type: 'tool.executed', session_id: 'cdefee2d-2727-4b73-bf77-d9d830f31d2a', duration_ms: 4187 },
+      'other-runtimes/cursor-after-shell-execution.json': {
+        runtime: 'cursor',
+        type: 'tool.executed',
+        session_id: 'cdefee2d-2727-4b73-bf77-d9d830f31d2a',
+        duration_ms: 4187,
+      },
       'other-runtimes/gemini-after-agent.json': { runtime: 'gemini', type: 'turn.stopped' },
       'other-runtimes/codex-notify-agent-turn-complete.json': { runtime: 'codex', type: 'turn.stopped', session_id: '019a3f2e-7c41-7d20-9b1a-5e6f7a8b9c0d' },
       'other-runtimes/copilot-post-tool-use.json': { runtime: 'copilot', type: 'tool.executed', tool_name: 'bash' },
@@ -127,19 +138,31 @@ describe('redaction on the way in', () => {
     for (const [, secret, text] of IN_CONTEXT) {
       secrets.push(secret);
       writeSpoolFile(stateDir, {
-        payload: JSON.stringify({ session_id: 'sess-secret-2', hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: { file_path: '/r/.env', content: text } }),
+        payload: JSON.stringify({
+          session_id: 'sess-secret-2',
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Write',
+          tool_input: { file_path: '/r/.env', content: text },
+        }),
         event: 'PostToolUse',
       });
     }
     for (const key of PRIVATE_KEYS) {
       secrets.push(pemSecretPart(key.value));
-      writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: 's3', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_response: { file: { content: key.value } } }), event: 'PostToolUse' });
+      writeSpoolFile(stateDir, {
+        payload: JSON.stringify({ session_id: 's3', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_response: { file: { content: key.value } } }),
+        event: 'PostToolUse',
+      });
     }
     // a secret spelled with JSON escapes, and one in a truncated payload
     const escaped = SELF_EVIDENT[0]?.value as string;
     writeSpoolFile(stateDir, { payload: `{"session_id":"s4","hook_event_name":"Stop","last_assistant_message":"\\u0073${escaped.slice(1)}"}`, event: 'Stop' });
     const cutSecret = SELF_EVIDENT[7]?.value as string;
-    writeSpoolFile(stateDir, { payload: `{"session_id":"s5","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":"GH=${cutSecret} and more outp`, truncated: true, event: 'PostToolUse' });
+    writeSpoolFile(stateDir, {
+      payload: `{"session_id":"s5","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":"GH=${cutSecret} and more outp`,
+      truncated: true,
+      event: 'PostToolUse',
+    });
 
     const counts = drainSpool(stateDir, quiet);
     expect(counts.rejected).toBe(0);
@@ -157,7 +180,17 @@ describe('redaction on the way in', () => {
 
   it('applies configured patterns, and a broken one is a warning, not a failure', () => {
     const stateDir = tempDir();
-    writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ redact: { patterns: [{ kind: 'employee_id', regex: 'EMP-\\d{6}' }, { kind: 'bad', regex: '(' }] } }));
+    writeFileSync(
+      join(stateDir, 'config.json'),
+      JSON.stringify({
+        redact: {
+          patterns: [
+            { kind: 'employee_id', regex: 'EMP-\\d{6}' },
+            { kind: 'bad', regex: '(' },
+          ],
+        },
+      }),
+    );
     writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'look up EMP-123456' }) });
     const warnings: string[] = [];
     expect(drainSpool(stateDir, { warn: (m) => warnings.push(m) }).drained).toBe(1);
@@ -253,7 +286,8 @@ describe('payloads that are cut off or broken', () => {
 });
 
 describe('files the event hook writes under their final name, their length in the envelope', () => {
-  const envelope = (bytes: number) => `{"v":1,"source":"event-hook","event":"PostToolUse","runtime":"claude-code","received_us":1763806500000001,"pid":7,"cwd":"/r","cap":1048576,"bytes":${bytes}}\n`;
+  const envelope = (bytes: number) =>
+    `{"v":1,"source":"event-hook","event":"PostToolUse","runtime":"claude-code","received_us":1763806500000001,"pid":7,"cwd":"/r","cap":1048576,"bytes":${bytes}}\n`;
   const payload = '{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash"}';
   const name = '1763806500000001-7-abcd.event';
   const spoolOf = (stateDir: string) => {
@@ -317,7 +351,18 @@ describe('files of a hook without a clock (bash 3.2: 16 zeros in the name, "cloc
   const clockless = (stateDir: string, pid: number, writtenUs: number, clock = 'file'): string => {
     const name = `0000000000000000-${pid}-abcd1234.event`;
     const payload = JSON.stringify({ session_id: `p${pid}`, hook_event_name: 'PostToolUse', tool_name: 'Bash' });
-    const envelope = { v: 1, source: 'event-hook', event: 'PostToolUse', runtime: 'claude-code', received_us: 0, pid, cwd: '/repo', cap: 1048576, clock, bytes: payload.length };
+    const envelope = {
+      v: 1,
+      source: 'event-hook',
+      event: 'PostToolUse',
+      runtime: 'claude-code',
+      received_us: 0,
+      pid,
+      cwd: '/repo',
+      cap: 1048576,
+      clock,
+      bytes: payload.length,
+    };
     const path = join(stateDir, 'spool', name);
     mkdirSync(join(stateDir, 'spool'), { recursive: true });
     writeFileSync(path, `${JSON.stringify(envelope)}\n${payload}`);
@@ -402,7 +447,8 @@ describe('exactly once', () => {
   it('gives no duplicates after a drain killed between commit and unlink', () => {
     const stateDir = tempDir();
     const names: string[] = [];
-    for (let i = 0; i < 7; i++) names.push(writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'PostToolUse', tool_name: 'Bash' }) }));
+    for (let i = 0; i < 7; i++)
+      names.push(writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'PostToolUse', tool_name: 'Bash' }) }));
     // the killed drain: rows committed, files still in the spool
     const log = openEventLog(stateDir);
     const committed = names.slice(0, 5).map((name) => {
@@ -423,7 +469,8 @@ describe('exactly once', () => {
 
   it('drains in name order across several batches', () => {
     const stateDir = tempDir();
-    for (let i = 0; i < 23; i++) writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'Stop' }), receivedUs: 1_763_806_600_000_000 - i * 10 });
+    for (let i = 0; i < 23; i++)
+      writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'Stop' }), receivedUs: 1_763_806_600_000_000 - i * 10 });
     expect(drainSpool(stateDir, { ...quiet, batchSize: 5 })).toMatchObject({ drained: 23 });
     const log = openEventLog(stateDir);
     const order = (log.db.prepare('SELECT session_id FROM events ORDER BY rowid').pluck().all() as string[]).map((s) => Number(s.slice(1)));
@@ -434,10 +481,17 @@ describe('exactly once', () => {
   it('ends a batch at its byte budget too: large spool files are committed a few at a time, none lost', () => {
     const stateDir = tempDir();
     const big = 'x'.repeat(3_000);
-    for (let i = 0; i < 10; i++) writeSpoolFile(stateDir, { payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'Stop', text: big }), receivedUs: 1_763_806_600_000_000 + i * 10 });
+    for (let i = 0; i < 10; i++)
+      writeSpoolFile(stateDir, {
+        payload: JSON.stringify({ session_id: `s${i}`, hook_event_name: 'Stop', text: big }),
+        receivedUs: 1_763_806_600_000_000 + i * 10,
+      });
     const sizes: number[] = [];
     const log = openEventLog(stateDir);
-    const counting = { ...log, insertBatch: (batch: EventRow[], mark?: Parameters<typeof log.insertBatch>[1]) => (sizes.push(batch.length), log.insertBatch(batch, mark)) };
+    const counting = {
+      ...log,
+      insertBatch: (batch: EventRow[], mark?: Parameters<typeof log.insertBatch>[1]) => (sizes.push(batch.length), log.insertBatch(batch, mark)),
+    };
     // A budget of 7,000 bytes ends a batch at its third file for any file of 2,334-3,499 bytes.
     const fileSizes = spoolEventFiles(stateDir).map((name) => statSync(join(stateDir, 'spool', name)).size);
     expect(fileSizes).toHaveLength(10);
@@ -446,7 +500,11 @@ describe('exactly once', () => {
     log.close();
     expect(sizes).toEqual([3, 3, 3, 1]);
     expect(spoolEventFiles(stateDir)).toEqual([]);
-    expect(rows(stateDir).map((r) => r.session_id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`).sort());
+    expect(
+      rows(stateDir)
+        .map((r) => r.session_id)
+        .sort(),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`).sort());
   });
 });
 
@@ -516,7 +574,7 @@ describe('spool housekeeping and the lock', () => {
     expect(spoolEventFiles(stateDir)).toEqual([]);
   });
 
-  it('refuses a symbolic link planted at the lock\'s name, and leaves its target alone', () => {
+  it("refuses a symbolic link planted at the lock's name, and leaves its target alone", () => {
     const stateDir = tempDir();
     writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
     const target = join(tempDir(), 'victim');
@@ -527,7 +585,7 @@ describe('spool housekeeping and the lock', () => {
     expect(spoolEventFiles(stateDir)).toHaveLength(1);
   });
 
-  it('replaces a stray file under the lock\'s name that is not a database', () => {
+  it("replaces a stray file under the lock's name that is not a database", () => {
     const stateDir = tempDir();
     writeSpoolFile(stateDir, { payload: '{"session_id":"s","hook_event_name":"Stop"}' });
     writeFileSync(join(stateDir, 'spool', DRAIN_LOCK_NAME), 'x'.repeat(200));

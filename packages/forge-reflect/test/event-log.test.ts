@@ -37,8 +37,24 @@ describe('openEventLog', () => {
       expect(log.db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(Number(log.db.pragma('busy_timeout', { simple: true }))).toBeGreaterThanOrEqual(1000);
       const columns = (log.db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name);
-      expect(columns).toEqual(['id', 'session_id', 'agent_id', 'ts', 'runtime', 'type', 'hook_event', 'tool_name', 'tool_use_id', 'duration_ms', 'cwd', 'payload', 'truncated']);
-      const indexes = (log.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL").all() as { name: string }[]).map((i) => i.name);
+      expect(columns).toEqual([
+        'id',
+        'session_id',
+        'agent_id',
+        'ts',
+        'runtime',
+        'type',
+        'hook_event',
+        'tool_name',
+        'tool_use_id',
+        'duration_ms',
+        'cwd',
+        'payload',
+        'truncated',
+      ]);
+      const indexes = (
+        log.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL").all() as { name: string }[]
+      ).map((i) => i.name);
       expect(indexes.sort()).toEqual(['events_by_session', 'events_by_tool', 'events_by_ts', 'events_by_type']);
       log.insertBatch([row('a')]);
       expect(statSync(log.path).mode & 0o777).toBe(0o600);

@@ -84,15 +84,26 @@ describe('events options', () => {
       truncated: 0 as const,
     };
     expect(tableRow(row)).toEqual(['2025-11-22 10:15:00', 'tool.executed', row.runtime, 'Bash', '7f3c2a9e', '4.2 s']);
-    expect(tableRow({ ...row, duration_ms: 12, session_id: null, tool_name: null })).toEqual(['2025-11-22 10:15:00', 'tool.executed', row.runtime, '', '', '12 ms']);
+    expect(tableRow({ ...row, duration_ms: 12, session_id: null, tool_name: null })).toEqual([
+      '2025-11-22 10:15:00',
+      'tool.executed',
+      row.runtime,
+      '',
+      '',
+      '12 ms',
+    ]);
     expect(tableRow({ ...row, duration_ms: 125_000 })[5]).toBe('2m 05s');
     expect(jsonRow(row)).toMatchObject({ payload: { a: 1 }, truncated: false });
     expect(jsonRow({ ...row, payload: '"cut text', truncated: 1 })).toMatchObject({ payload: '"cut text', truncated: true });
   });
 
   it('describes a drain in one line', () => {
-    expect(describeDrain({ drained: 3, rejected: 1, alreadyPresent: 2, removedTemp: 0, inFlight: 0, locked: false, busy: false })).toBe('drained 3, rejected 1, already present 2');
-    expect(describeDrain({ drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, inFlight: 0, locked: true, busy: false })).toMatch(/another drain is running/);
+    expect(describeDrain({ drained: 3, rejected: 1, alreadyPresent: 2, removedTemp: 0, inFlight: 0, locked: false, busy: false })).toBe(
+      'drained 3, rejected 1, already present 2',
+    );
+    expect(describeDrain({ drained: 0, rejected: 0, alreadyPresent: 0, removedTemp: 0, inFlight: 0, locked: true, busy: false })).toMatch(
+      /another drain is running/,
+    );
   });
 });
 
@@ -184,7 +195,11 @@ describe('forge-reflect ingest and events (the built CLI)', () => {
         const cache = Object.keys(createRequire(import.meta.url).cache);
         out(String(cache.some((k) => k.includes('better-sqlite3'))));`;
       const stateDir = tempDir();
-      return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: KIT_ROOT, env: { ...process.env, FORGE_DIR: stateDir } }).stdout;
+      return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        cwd: KIT_ROOT,
+        env: { ...process.env, FORGE_DIR: stateDir },
+      }).stdout;
     };
     expect(probe(['risk', 'README.md'])).toBe('false');
     expect(probe(['events'])).toBe('true');

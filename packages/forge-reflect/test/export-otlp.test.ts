@@ -59,7 +59,13 @@ function seedSessions(state: string, sessions: number, turns: number, tools: num
     for (let t = 0; t < turns; t++) {
       spool(SESSION(s), 'UserPromptSubmit', { prompt: `${prompt} (turn ${t})` });
       for (let k = 0; k < tools; k++) {
-        spool(SESSION(s), 'PostToolUse', { tool_name: k % 2 === 0 ? 'Bash' : 'Edit', tool_input: k % 2 === 0 ? { command: 'npm test' } : { file_path: `/home/dev/acme-app/src/f${k}.ts` }, tool_response: {}, tool_use_id: `toolu_${s}_${t}_${k}`, duration_ms: 100 + k });
+        spool(SESSION(s), 'PostToolUse', {
+          tool_name: k % 2 === 0 ? 'Bash' : 'Edit',
+          tool_input: k % 2 === 0 ? { command: 'npm test' } : { file_path: `/home/dev/acme-app/src/f${k}.ts` },
+          tool_response: {},
+          tool_use_id: `toolu_${s}_${t}_${k}`,
+          duration_ms: 100 + k,
+        });
       }
       spool(SESSION(s), 'Stop', { stop_hook_active: false });
     }
@@ -161,7 +167,12 @@ describe('export: the real protocol', () => {
     expect(byType('tool.executed')).toHaveLength(12);
     expect(byType('turn.stopped')).toHaveLength(4);
     const edit = byType('tool.executed').find((e) => e.attributes['gen_ai.tool.name'] === 'Edit');
-    expect(edit?.attributes).toMatchObject({ 'session.id': expect.stringMatching(/^sess-/), 'forge_reflect.runtime': 'claude-code', 'code.file.path': expect.stringMatching(/src\/f\d\.ts$/), 'gen_ai.tool.call.id': expect.stringMatching(/^toolu_/) });
+    expect(edit?.attributes).toMatchObject({
+      'session.id': expect.stringMatching(/^sess-/),
+      'forge_reflect.runtime': 'claude-code',
+      'code.file.path': expect.stringMatching(/src\/f\d\.ts$/),
+      'gen_ai.tool.call.id': expect.stringMatching(/^toolu_/),
+    });
     expect(JSON.parse(String(byType('prompt.submitted')[0]?.body)).prompt).toMatch(/^add validation/);
 
     const spans = r.spans();
@@ -301,7 +312,11 @@ describe('export: faults end with every record received and marked exactly once'
     expect(killed.signal).toBe('SIGKILL');
     const acked = first.requests.slice(0, 2).flatMap((q) => q.logs.map((l) => l.recordId));
     expect(acked).toHaveLength(10);
-    expect(marks(state).map((m) => m.record_id).sort()).toEqual([...acked].sort());
+    expect(
+      marks(state)
+        .map((m) => m.record_id)
+        .sort(),
+    ).toEqual([...acked].sort());
     const r = await receiver();
     expect((await cli(['export', '--endpoint', r.url, '--batch-size', '5'], { FORGE_DIR: state })).code).toBe(0);
     const resent = r.logs().map((l) => l.recordId);
@@ -368,7 +383,7 @@ describe('export: bad input, dry run, secrets', () => {
     expect(JSON.parse(since.stdout).pending).toEqual({ sidecars: 0, events: 0, turns: 0, spans: 0 });
   });
 
-  it('a secret in a prompt and in a sidecar\'s self-reported text never reaches the receiver', async () => {
+  it("a secret in a prompt and in a sidecar's self-reported text never reaches the receiver", async () => {
     const state = tempDir('forge-otlp-secret-');
     const key = (SELF_EVIDENT[0] as { value: string }).value;
     const gh = (SELF_EVIDENT.find((s) => s.kind === 'github_token') as { value: string }).value;
@@ -382,7 +397,10 @@ describe('export: bad input, dry run, secrets', () => {
       const s2 = protocol === 'http/json' ? tempDir('forge-otlp-secret-') : state;
       if (s2 !== state) {
         seedSessions(s2, 1, 1, 1, `deploy with ${key} please`);
-        writeSidecar(join(s2, 'reflections'), 0, { most_likely_wrong: { surface: 'auth', description: `the token ${gh} may leak` }, known_not_in_diff: `staging password=${'Hunter2' + 'Secret9'} is shared` });
+        writeSidecar(join(s2, 'reflections'), 0, {
+          most_likely_wrong: { surface: 'auth', description: `the token ${gh} may leak` },
+          known_not_in_diff: `staging password=${'Hunter2' + 'Secret9'} is shared`,
+        });
       }
       expect((await cli(['export', '--endpoint', r.url, '--protocol', protocol], { FORGE_DIR: s2 })).code).toBe(0);
       const raw = Buffer.concat(r.requests.map((q) => q.raw)).toString('latin1');
@@ -469,7 +487,12 @@ describe('export from the real Stop hook', () => {
     const hook = await new Promise<Run>((resolve) => {
       const child = spawn(join(KIT, 'hooks', 'reflect-stop-hook.sh'), [], {
         cwd: repo,
-        env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REFLECTION_|FORGE_|OTEL_)/.test(k))), REFLECTION_MODE: 'solo', FORGE_DIR: state, FORGE_REFLECT_CLI: CLI },
+        env: {
+          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REFLECTION_|FORGE_|OTEL_)/.test(k))),
+          REFLECTION_MODE: 'solo',
+          FORGE_DIR: state,
+          FORGE_REFLECT_CLI: CLI,
+        },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -482,7 +505,8 @@ describe('export from the real Stop hook', () => {
     release?.();
     const deadline = Date.now() + 45_000;
     const sidecarSent = () => r.logs().some((l) => l.attributes['forge_reflect.record.kind'] === 'sidecar' && l.attributes['session.id'] === 'stop-e2e');
-    while (!(sidecarSent() && r.spans().some((s) => s.attributes['session.id'] === SESSION(0))) && Date.now() < deadline) await new Promise((w) => setTimeout(w, 100));
+    while (!(sidecarSent() && r.spans().some((s) => s.attributes['session.id'] === SESSION(0))) && Date.now() < deadline)
+      await new Promise((w) => setTimeout(w, 100));
     expect(sidecarSent()).toBe(true);
     expect(r.logs().filter((l) => l.attributes['forge_reflect.record.kind'] === 'event').length).toBeGreaterThanOrEqual(4);
     const turns = r.spans().filter((s) => s.attributes['forge_reflect.record.kind'] === 'turn');

@@ -74,7 +74,11 @@ drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {}, listFro
 function drainAndDie(stateDir: string, point: Point, batch: number, k: number, listFrom: number): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point, String(batch), String(k), String(listFrom)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point, String(batch), String(k), String(listFrom)],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -96,14 +100,24 @@ function leftBoth(point: Point, k: number, listing: boolean): number {
   return 0; // killed before the commit: the transaction rolled back as a whole
 }
 
-const listedIds = (state: string): Set<string> => new Set([...readDrainedLists(join(state, 'spool'), [], Date.now()).names].map((n) => n.slice(0, -'.event'.length)));
+const listedIds = (state: string): Set<string> =>
+  new Set([...readDrainedLists(join(state, 'spool'), [], Date.now()).names].map((n) => n.slice(0, -'.event'.length)));
 
 /** A state dir with EVENTS tool events spooled as files; `all`: their ids, sorted. */
 function spooledState(): { state: string; all: string[] } {
   const state = tempDir();
   const ids: string[] = [];
   for (let i = 0; i < EVENTS; i++) {
-    const name = writeSpoolFile(state, { event: 'PostToolUse', payload: JSON.stringify({ session_id: 'k', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `t${i}`, tool_response: { stdout: 'o'.repeat(i % 500) } }) });
+    const name = writeSpoolFile(state, {
+      event: 'PostToolUse',
+      payload: JSON.stringify({
+        session_id: 'k',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_use_id: `t${i}`,
+        tool_response: { stdout: 'o'.repeat(i % 500) },
+      }),
+    });
     ids.push(name.slice(0, -'.event'.length));
   }
   return { state, all: ids.sort() };
@@ -130,7 +144,10 @@ describe.each([
       expect([...new Set([...logged, ...spooled])].sort()).toEqual(all); // nothing lost
       expect([...listed].filter((id) => !inLog.has(id))).toEqual([]); // listed only once committed
       const waiting = spooled.filter((id) => !listed.has(id));
-      expect(waiting.filter((id) => inLog.has(id)), `${point} of batch ${batch}, k=${k}`).toHaveLength(leftBoth(point, k, listing));
+      expect(
+        waiting.filter((id) => inLog.has(id)),
+        `${point} of batch ${batch}, k=${k}`,
+      ).toHaveLength(leftBoth(point, k, listing));
       const committedBatches = point === 'after-commit' || point === 'mid-removal' ? batch + 1 : batch;
       expect(logged.length - before).toBeLessThanOrEqual(committedBatches * BATCH);
       expect(logged.length).toBeGreaterThan(before); // batches before the fault committed
@@ -156,7 +173,12 @@ describe.each([
     expect([...listed].sort()).toEqual(all);
     expect(handed).toHaveLength(1);
     removeListedHere(spool, handed);
-    const later = drainSpool(state, { warn: () => {}, listFrom, now: () => Date.now() + STALE_LIST_MS + 60_000, removeListed: (paths) => removeListedHere(spool, paths) });
+    const later = drainSpool(state, {
+      warn: () => {},
+      listFrom,
+      now: () => Date.now() + STALE_LIST_MS + 60_000,
+      removeListed: (paths) => removeListedHere(spool, paths),
+    });
     expect(later).toMatchObject({ drained: 0, alreadyPresent: 0, rejected: 0 });
     expect(spoolEventFiles(state)).toEqual([]);
     expect(readdirSync(join(spool, DRAINED_DIR_NAME))).toEqual([]);

@@ -5,13 +5,31 @@ import { schemaProblems } from '../src/schema/validator.js';
 const REVIEW = {
   decision: 'request_changes',
   findings: [
-    { id: 'f1', severity: 'critical', category: 'security', message: 'SQL by concatenation', file: 'src/db.ts', line: 12, confidence: 0.9, fixable: true, suggested_fix: { description: 'parameterise', diff: '-a\n+b' } },
+    {
+      id: 'f1',
+      severity: 'critical',
+      category: 'security',
+      message: 'SQL by concatenation',
+      file: 'src/db.ts',
+      line: 12,
+      confidence: 0.9,
+      fixable: true,
+      suggested_fix: { description: 'parameterise', diff: '-a\n+b' },
+    },
     { id: 'f2', severity: 'info', category: 'style', message: 'naming', confidence: 0.3, fixable: false },
   ],
 };
 const TESTS = {
   summary: { total: 3, passed: 2, failed: 1, skipped: 0 },
-  failures: [{ test_name: 'refresh', error: 'expired', root_cause: { type: 'logic', description: 'clock skew', file: 'src/t.ts', line: 4 }, confidence: 0.8, suggested_fix: { description: 'allow 30 s skew' } }],
+  failures: [
+    {
+      test_name: 'refresh',
+      error: 'expired',
+      root_cause: { type: 'logic', description: 'clock skew', file: 'src/t.ts', line: 4 },
+      confidence: 0.8,
+      suggested_fix: { description: 'allow 30 s skew' },
+    },
+  ],
   passed_tests: ['login', 'logout'],
 };
 const FEEDBACK = {
@@ -40,7 +58,12 @@ describe('review-result.v1, test-result.v1, feedback.v1: zod and the committed s
     ['review-result.v1', { ...REVIEW, findings: [{ ...REVIEW.findings[0], suggestedFix: {} }] }, '/findings/0/suggestedFix', 'additionalProperties'],
     ['review-result.v1', { findings: [] }, '/decision', 'required'],
     ['test-result.v1', { ...TESTS, summary: { ...TESTS.summary, failed: -1 } }, '/summary/failed', 'minimum'],
-    ['test-result.v1', { ...TESTS, failures: [{ ...TESTS.failures[0], root_cause: { type: 'cosmic', description: 'd' } }] }, '/failures/0/root_cause/type', 'enum'],
+    [
+      'test-result.v1',
+      { ...TESTS, failures: [{ ...TESTS.failures[0], root_cause: { type: 'cosmic', description: 'd' } }] },
+      '/failures/0/root_cause/type',
+      'enum',
+    ],
     ['test-result.v1', { ...TESTS, failures: [{ ...TESTS.failures[0], test: 'x' }] }, '/failures/0/test', 'additionalProperties'],
     ['feedback.v1', { ...FEEDBACK, verdict: 'done' }, '/verdict', 'enum'],
     ['feedback.v1', { ...FEEDBACK, steering: [{ id: 's', type: 't', description: 'd' }] }, '/steering/0/safe', 'required'],

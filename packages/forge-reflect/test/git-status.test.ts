@@ -11,16 +11,29 @@ const rec = (...records: string[]) => `${records.join('\0')}\0`;
 
 describe('changedFromStatus (records)', () => {
   it('reads the commit and the branch, and the detached and unborn forms', () => {
-    expect(changedFromStatus(rec(`# branch.oid ${SHA}`, '# branch.head main'), 'snapshot')).toEqual({ files: [], untrackedDirs: [], head: SHA, branch: 'main' });
-    expect(changedFromStatus(rec('# branch.oid (initial)', '# branch.head (detached)'), 'head')).toEqual({ files: [], untrackedDirs: [], head: '', branch: '' });
+    expect(changedFromStatus(rec(`# branch.oid ${SHA}`, '# branch.head main'), 'snapshot')).toEqual({
+      files: [],
+      untrackedDirs: [],
+      head: SHA,
+      branch: 'main',
+    });
+    expect(changedFromStatus(rec('# branch.oid (initial)', '# branch.head (detached)'), 'head')).toEqual({
+      files: [],
+      untrackedDirs: [],
+      head: '',
+      branch: '',
+    });
   });
   it('against the snapshot counts the work tree column and untracked files only', () => {
     const out = changedFromStatus(
-      rec(`# branch.oid ${SHA}`, '# branch.head main',
+      rec(
+        `# branch.oid ${SHA}`,
+        '# branch.head main',
         `1 M. N... 100644 100644 100644 ${SHA} ${SHA} dirty before.ts`,
         `1 .M N... 100644 100644 100644 ${SHA} ${SHA} src/auth/a b.ts`,
         `1 .D N... 100644 100644 000000 ${SHA} ${SHA} gone.md`,
-        '? new file.txt'),
+        '? new file.txt',
+      ),
       'snapshot',
     );
     expect([...out.files].sort()).toEqual(['gone.md', 'new file.txt', 'src/auth/a b.ts']);
@@ -63,18 +76,24 @@ describe('changedFromStatus (random record lists)', () => {
   it('agrees with a plain split-and-read of the same text', () => {
     let seed = 11;
     const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
-    const pick = <T,>(xs: readonly T[]) => xs[next(xs.length)] as T;
+    const pick = <T>(xs: readonly T[]) => xs[next(xs.length)] as T;
     const paths = ['a.ts', 'dir/with space.md', 'é/ü.txt', ' lead', 'x', '', 'a b c', 'new dir/', '/'];
     for (let round = 0; round < 300; round++) {
       const records = Array.from({ length: next(12) }, () => {
         const xy = pick(['.M', 'M.', 'MM', '..', '.D', 'A.', 'UU']);
         switch (next(7)) {
-          case 0: return `# branch.oid ${pick([SHA, '(initial)'])}`;
-          case 1: return `# branch.head ${pick(['main', '(detached)', 'feat/x y'])}`;
-          case 2: return `? ${pick(paths)}`;
-          case 3: return `u ${xy} N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} ${pick(paths)}`;
-          case 4: return pick(['?', '1', '1 .M N...', `2 R. N... 100644 100644 100644 ${SHA} ${SHA} R100 new\told`, '! ignored']);
-          default: return `1 ${xy} N... 100644 100644 100644 ${SHA} ${SHA} ${pick(paths)}`;
+          case 0:
+            return `# branch.oid ${pick([SHA, '(initial)'])}`;
+          case 1:
+            return `# branch.head ${pick(['main', '(detached)', 'feat/x y'])}`;
+          case 2:
+            return `? ${pick(paths)}`;
+          case 3:
+            return `u ${xy} N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} ${pick(paths)}`;
+          case 4:
+            return pick(['?', '1', '1 .M N...', `2 R. N... 100644 100644 100644 ${SHA} ${SHA} R100 new\told`, '! ignored']);
+          default:
+            return `1 ${xy} N... 100644 100644 100644 ${SHA} ${SHA} ${pick(paths)}`;
         }
       });
       const text = next(2) ? rec(...records) : records.join('\0');
@@ -87,7 +106,11 @@ describe('changedFromStatus (real git)', () => {
   const dirs: string[] = [];
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
   const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
-    execFileSync('git', ['-c', 'user.email=t@e', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+    execFileSync('git', ['-c', 'user.email=t@e', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
 
   it('lists only what changed after the snapshot: edits, new files, deletions, and commits made meanwhile', () => {
     const repo = mkdtempSync(join(tmpdir(), 'forge-status-'));

@@ -44,10 +44,20 @@ describe('the redaction corpus through the real event hook and the drain', () =>
     for (const s of [...SELF_EVIDENT, ...PRIVATE_KEYS]) {
       for (const [, wrap] of CONTEXTS) {
         secrets.push(s.value);
-        payloads.push(JSON.stringify({ session_id: 'sec', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: wrap(s.value) }, tool_response: { stdout: wrap(s.value) } }));
+        payloads.push(
+          JSON.stringify({
+            session_id: 'sec',
+            hook_event_name: 'PostToolUse',
+            tool_name: 'Bash',
+            tool_input: { command: wrap(s.value) },
+            tool_response: { stdout: wrap(s.value) },
+          }),
+        );
       }
       // keys an attacker or a tool might use: the secret as a key, and under prototype keys
-      payloads.push(`{"session_id":"sec","__proto__":${JSON.stringify(s.value)},"constructor":{"prototype":${JSON.stringify(s.value)}},${JSON.stringify(s.value)}:1}`);
+      payloads.push(
+        `{"session_id":"sec","__proto__":${JSON.stringify(s.value)},"constructor":{"prototype":${JSON.stringify(s.value)}},${JSON.stringify(s.value)}:1}`,
+      );
       secrets.push(s.value);
     }
     for (const [, secret, text] of IN_CONTEXT) {
@@ -61,7 +71,12 @@ describe('the redaction corpus through the real event hook and the drain', () =>
     mkdirSync(dir);
     payloads.forEach((p, i) => writeFileSync(join(dir, `${i}.json`), p));
     const script = `for f in ${shellQuote(dir)}/*.json; do bash ${shellQuote(EVENT_HOOK)} PostToolUse <"$f"; done`;
-    const r = spawnSync('bash', ['-c', script], { cwd: repo, env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: state }, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync('bash', ['-c', script], {
+      cwd: repo,
+      env: { ...process.env, REFLECTION_MODE: 'solo', FORGE_DIR: state },
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     // small payloads are appended to spool/events.log as records (docs/spool-format.md), the rest get
@@ -83,12 +98,13 @@ describe('the redaction corpus through the real event hook and the drain', () =>
     expect(counts.rejected).toBe(0);
     const log = openEventLog(state);
     log.close(); // checkpoints the WAL into the main file
-    const files = readdirSync(state).filter((n) => n.startsWith('events.db')).map((n) => readFileSync(join(state, n)).toString('latin1'));
+    const files = readdirSync(state)
+      .filter((n) => n.startsWith('events.db'))
+      .map((n) => readFileSync(join(state, n)).toString('latin1'));
     const found = [...new Set(secrets)].filter((s) => files.some((f) => f.includes(s)));
     expect(found).toEqual([]);
   });
 });
-
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -97,7 +113,11 @@ function shellQuote(s: string): string {
 describe('self-report limits (sidecar builder)', () => {
   it('caps each string at 4 KiB with a mark and strips control characters', () => {
     const long = 'é'.repeat(10_000);
-    const text = JSON.stringify({ confidence: 0.4, most_likely_wrong: { surface: 'data', description: `a\u001b[2J\u0007b\u202e\nc${long}` }, known_not_in_diff: `x\u0000y${long}` });
+    const text = JSON.stringify({
+      confidence: 0.4,
+      most_likely_wrong: { surface: 'data', description: `a\u001b[2J\u0007b\u202e\nc${long}` },
+      known_not_in_diff: `x\u0000y${long}`,
+    });
     const built = buildSidecar(facts(text));
     expect(built.selfReport).toBe('ok');
     const desc = built.sidecar.most_likely_wrong?.description ?? '';
@@ -106,12 +126,15 @@ describe('self-report limits (sidecar builder)', () => {
     expect(desc.startsWith('a[2Jb\nc')).toBe(true);
     expect(built.sidecar.known_not_in_diff?.startsWith('xyé')).toBe(true);
     expect(built.sidecar.known_not_in_diff?.length).toBe(SELF_REPORT_STRING_MAX);
-    const short = buildSidecar(facts(JSON.stringify({ confidence: 0.4, most_likely_wrong: { surface: 'none', description: 'd' }, known_not_in_diff: 'short' })));
+    const short = buildSidecar(
+      facts(JSON.stringify({ confidence: 0.4, most_likely_wrong: { surface: 'none', description: 'd' }, known_not_in_diff: 'short' })),
+    );
     expect(short.sidecar.known_not_in_diff).toBe('short');
   });
 
   it('ignores __proto__, constructor and prototype keys instead of refusing or obeying them', () => {
-    const text = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"confidence":0.3,"most_likely_wrong":{"__proto__":{"x":1},"surface":"auth","description":"d"},"known_not_in_diff":null}';
+    const text =
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"confidence":0.3,"most_likely_wrong":{"__proto__":{"x":1},"surface":"auth","description":"d"},"known_not_in_diff":null}';
     const built = buildSidecar(facts(text));
     expect(built.selfReport).toBe('ok');
     expect(built.sidecar.confidence).toBe(0.3);

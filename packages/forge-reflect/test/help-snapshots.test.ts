@@ -11,8 +11,25 @@ const KIT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(KIT, 'packages', 'forge-reflect', 'bin', 'forge-reflect.js');
 const FIXTURES = join(KIT, 'tests', 'fixtures', 'help');
 const COMMANDS = [
-  'schema', 'validate', 'risk', 'ingest', 'events', 'install', 'uninstall', 'self-report', 'report', 'show',
-  'demo', 'doctor', 'bounce', 'outcome', 'learn', 'metrics', 'analyze', 'corpus', 'export',
+  'schema',
+  'validate',
+  'risk',
+  'ingest',
+  'events',
+  'install',
+  'uninstall',
+  'self-report',
+  'report',
+  'show',
+  'demo',
+  'doctor',
+  'bounce',
+  'outcome',
+  'learn',
+  'metrics',
+  'analyze',
+  'corpus',
+  'export',
 ];
 
 describe('--help output', () => {

@@ -32,7 +32,10 @@ function runHelper(cache: string | null, env: Record<string, string> = {}): { st
   const statusFile = join(work, 'status');
   const out = join(work, 'out.json');
   rmSync(out, { force: true });
-  writeFileSync(payload, '{"v":1}\n{"session_id":"s1","last_assistant_message":"done\\n\\n```reflection\\n{\\"confidence\\":0.7,\\"most_likely_wrong\\":{\\"surface\\":\\"auth\\",\\"description\\":\\"token refresh\\"},\\"known_not_in_diff\\":null}\\n```\\n"}');
+  writeFileSync(
+    payload,
+    '{"v":1}\n{"session_id":"s1","last_assistant_message":"done\\n\\n```reflection\\n{\\"confidence\\":0.7,\\"most_likely_wrong\\":{\\"surface\\":\\"auth\\",\\"description\\":\\"token refresh\\"},\\"known_not_in_diff\\":null}\\n```\\n"}',
+  );
   writeFileSync(statusFile, '# branch.oid 0123456789012345678901234567890123456789\0# branch.head main\0? src/auth/token.ts\0? docs/a.md\0');
   const facts = [
     ...(cache === null ? [] : [`FORGE_H_CODE_CACHE=${cache}`]),
@@ -49,7 +52,9 @@ function runHelper(cache: string | null, env: Record<string, string> = {}): { st
     'FORGE_H_MODE=solo',
     'FORGE_H_ATTEMPT=1',
     'FORGE_H_CLOSE_STDOUT=1',
-  ].map((f) => `${f}\0`).join('');
+  ]
+    .map((f) => `${f}\0`)
+    .join('');
   const clean = { ...process.env };
   delete clean.FORGE_CODE_CACHE;
   const result = spawnSync(process.execPath, [HELPER], { input: facts, env: { ...clean, ...env }, encoding: 'utf8' });

@@ -32,7 +32,9 @@ describe('the helper protocol', () => {
   });
 
   it('parses NUL-separated records, keeping only named facts', () => {
-    const text = ['FORGE_H_OUT=/tmp/a b', 'FORGE_H_BLIND=line one\nline=two', 'FORGE_H_UNKNOWN=x', 'PATH=/bin', 'no equals sign', '=empty name', ''].join('\0') + END_RECORD;
+    const text =
+      ['FORGE_H_OUT=/tmp/a b', 'FORGE_H_BLIND=line one\nline=two', 'FORGE_H_UNKNOWN=x', 'PATH=/bin', 'no equals sign', '=empty name', ''].join('\0') +
+      END_RECORD;
     expect(parseFacts(text)).toEqual({ FORGE_H_OUT: '/tmp/a b', FORGE_H_BLIND: 'line one\nline=two' });
   });
 

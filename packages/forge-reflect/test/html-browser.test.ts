@@ -15,7 +15,9 @@ import { cleanupTempDirs, CLI, KIT_ROOT, tempDir } from './helpers/spool.js';
 const CHROMIUM = process.env.FORGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
 if (!present) {
-  console.warn(`\n*** SKIPPED: the HTML report's browser test: no Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium (or bash scripts/ci/ensure-chromium.sh) ***\n`);
+  console.warn(
+    `\n*** SKIPPED: the HTML report's browser test: no Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium (or bash scripts/ci/ensure-chromium.sh) ***\n`,
+  );
 }
 
 describe.skipIf(!present)('the HTML report in headless Chromium', () => {
@@ -23,7 +25,16 @@ describe.skipIf(!present)('the HTML report in headless Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       // A freshly installed Chromium builds its font cache on the first launch: slow on a busy machine.
       timeout: 150_000,
     });

@@ -38,7 +38,13 @@ describe('report --format html', () => {
     expect(html).toContain('<td>Bash</td><td>4</td><td>1</td><td>75.0%</td>');
     expect(html).toMatch(/The slowest tool calls.*?<td>Bash<\/td><td>4000<\/td>/s);
     // The reliability numbers: five bins of six rows, 1/6 … 5/6 correct.
-    for (const [bin, share] of [['0.1–0.2', '0.17'], ['0.3–0.4', '0.33'], ['0.5–0.6', '0.50'], ['0.7–0.8', '0.67'], ['0.9–1.0', '0.83']]) {
+    for (const [bin, share] of [
+      ['0.1–0.2', '0.17'],
+      ['0.3–0.4', '0.33'],
+      ['0.5–0.6', '0.50'],
+      ['0.7–0.8', '0.67'],
+      ['0.9–1.0', '0.83'],
+    ]) {
       expect(html).toMatch(new RegExp(`<td>${bin}</td><td>6</td><td>[0-9.]+</td><td>${share}</td>`));
     }
     expect(html).toMatch(/15 correct, 15 wrong\. Brier score 0\.\d{3}/);

@@ -6,7 +6,21 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkSettingsShape, detectFormat, groupCommands, hasOurHandlers, isOurHandler, mergeRegistration, parseRegistration, parseSettingsText, sameJson, serializeJson, SettingsShapeError, unmergeRegistration, type UnmergeOptions } from '../src/install/settings-merge.js';
+import {
+  checkSettingsShape,
+  detectFormat,
+  groupCommands,
+  hasOurHandlers,
+  isOurHandler,
+  mergeRegistration,
+  parseRegistration,
+  parseSettingsText,
+  sameJson,
+  serializeJson,
+  SettingsShapeError,
+  unmergeRegistration,
+  type UnmergeOptions,
+} from '../src/install/settings-merge.js';
 import type { JsonObject } from '../src/runtimes/module.js';
 
 const KIT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -38,13 +52,15 @@ const userSettings = (): JsonObject => ({
 });
 
 describe('the canonical registration', () => {
-  it('is entirely ours, every command a mode check around exec bash of a script under a quoted $CLAUDE_PROJECT_DIR (StopFailure\'s detached)', () => {
+  it("is entirely ours, every command a mode check around exec bash of a script under a quoted $CLAUDE_PROJECT_DIR (StopFailure's detached)", () => {
     expect(EVENTS).toContain('Stop');
     expect(EVENTS).toContain('PostToolUse');
     for (const { groups } of registration.events) {
       for (const group of groups) {
         for (const command of groupCommands(group)) {
-          expect(command).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|(trap '' TERM; S=; command -v setsid >\/dev\/null 2>&1 && S=setsid; BASH_ENV= exec \$S |BASH_ENV= exec )bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/);
+          expect(command).toMatch(
+            /^case "\$REFLECTION_MODE" in solo\|orchestrated\) (LC_ALL=C BASH_ENV= exec bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-event-hook\.sh|(trap '' TERM; S=; command -v setsid >\/dev\/null 2>&1 && S=setsid; BASH_ENV= exec \$S |BASH_ENV= exec )bash "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-stop-hook\.sh) [A-Za-z -]+;; esac$/,
+          );
         }
       }
     }
@@ -74,7 +90,9 @@ describe('mergeRegistration', () => {
     // Existing events keep their place; new ones come after them, in canonical order.
     expect(Object.keys(hooks)).toEqual(['Stop', 'PostToolUse', 'PreToolUse', ...EVENTS.filter((e) => !['Stop', 'PostToolUse'].includes(e))]);
     expect(hooks.Stop?.[0]).toEqual((userSettings().hooks as Record<string, JsonObject[]>).Stop?.[0]);
-    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual(['case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac']);
+    expect(groupCommands(hooks.Stop?.[1] ?? null)).toEqual([
+      'case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac',
+    ]);
     expect(hooks.PostToolUse?.slice(0, 2)).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PostToolUse);
     expect(hooks.PostToolUse).toHaveLength(3);
     expect(hooks.PreToolUse).toEqual((userSettings().hooks as Record<string, JsonObject[]>).PreToolUse);
@@ -92,7 +110,8 @@ describe('mergeRegistration', () => {
   });
 
   it('does not add a group whose command is already there, even with another timeout', () => {
-    const stop = 'case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac';
+    const stop =
+      'case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac';
     const settings: JsonObject = { hooks: { Stop: [{ hooks: [{ type: 'command', command: stop, timeout: 99 }] }] } };
     const merged = mergeRegistration(settings, registration);
     expect((merged.settings.hooks as Record<string, unknown[]>).Stop).toHaveLength(1);
@@ -128,7 +147,16 @@ describe('unmergeRegistration', () => {
   it('takes our handler out of a mixed group and keeps the user’s handler in it', () => {
     const ours = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh';
     const settings: JsonObject = {
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say hi' }, { type: 'command', command: ours }] }] },
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: 'command', command: 'say hi' },
+              { type: 'command', command: ours },
+            ],
+          },
+        ],
+      },
     };
     const un = unmergeRegistration(settings, byUs);
     expect(un.settings).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say hi' }] }] } });

@@ -221,7 +221,8 @@ describe('install next to a user’s settings', () => {
   });
 
   it('a hand-formatted file (inline arrays, odd spacing, CRLF) comes back byte for byte', () => {
-    const hand = '{ "permissions": { "allow": ["Bash(npm test)", "Read"] },\r\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "say done" } ] } ] },\r\n  "model" : "opus" }\r\n';
+    const hand =
+      '{ "permissions": { "allow": ["Bash(npm test)", "Read"] },\r\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "say done" } ] } ] },\r\n  "model" : "opus" }\r\n';
     writeSettings('.claude/settings.json', hand);
     expect(cli(['install'], repo).status).toBe(0);
     expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).not.toBe(hand);

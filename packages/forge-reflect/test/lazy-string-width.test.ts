@@ -69,7 +69,7 @@ describe('lazyStringWidthSource', () => {
     expect((named as Error).message).toContain('scripts/build/lazy-string-width.mjs');
     const extraExport = transform(`${moduleOfItsShape('x')}export const other = 1;\n`);
     expect((extraExport as Error).message).toContain('an import or export besides');
-    const awaiting = transform("const data = await Promise.resolve(1);\nexport default function stringWidth() { return data; }\n");
+    const awaiting = transform('const data = await Promise.resolve(1);\nexport default function stringWidth() { return data; }\n');
     expect((awaiting as Error).message).toContain('uses `await`');
     const multiLine = transform(`import {\n  join,\n} from 'node:path';\n${moduleOfItsShape('y')}`);
     expect((multiLine as Error).message).toContain('an import over several lines');

@@ -50,14 +50,19 @@ describe('confidence arithmetic', () => {
 describe('the learnings store', () => {
   it('starts at 0.5 / 0.7 / 0.9 by source', () => {
     const log = openEventLog(tempDir());
-    const c = (source: 'machine' | 'human' | 'production') => addLearning(log.db, { type: 'semantic', content: source, context: '', tags: [], source }, T0).learning.confidence;
+    const c = (source: 'machine' | 'human' | 'production') =>
+      addLearning(log.db, { type: 'semantic', content: source, context: '', tags: [], source }, T0).learning.confidence;
     expect([c('machine'), c('human'), c('production')]).toEqual([0.5, 0.7, 0.9]);
     log.close();
   });
 
   it('dismiss −0.2 and keeps the dismissal at 0.7; confirm +0.2; applied +0.1; rewritten keeps the preference at 0.8', () => {
     const log = openEventLog(tempDir());
-    const { learning } = addLearning(log.db, { type: 'procedural', content: 'add clearAllMocks()', context: 'mock tests', tags: ['Testing', 'mocks'], source: 'machine' }, T0);
+    const { learning } = addLearning(
+      log.db,
+      { type: 'procedural', content: 'add clearAllMocks()', context: 'mock tests', tags: ['Testing', 'mocks'], source: 'machine' },
+      T0,
+    );
     expect(learning.tags).toEqual(['testing', 'mocks']);
     const d = dismissLearning(log.db, learning.id, 'not our style', T0 + 1);
     expect(d.events[0]?.payload).toEqual({ learning_id: 1, old_confidence: 0.5, new_confidence: 0.3, reason: 'dismissed by a human: not our style' });
@@ -110,13 +115,19 @@ describe('the learnings store', () => {
 
 describe('forge-reflect learn (CLI)', () => {
   const cli = (args: string[], dir: string) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: '' } });
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: '' },
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
   it('adds, decays with --now, logs feedback events, and refuses an unknown id with exit 1', () => {
     const dir = tempDir();
-    expect(cli(['learn', 'add', '--content', 'x', '--tags', 'a,b', '--source', 'human', '--now', '2025-11-01T00:00:00Z'], dir).stdout).toMatch(/added learning #1 \(semantic, confidence 0\.70\)/);
+    expect(cli(['learn', 'add', '--content', 'x', '--tags', 'a,b', '--source', 'human', '--now', '2025-11-01T00:00:00Z'], dir).stdout).toMatch(
+      /added learning #1 \(semantic, confidence 0\.70\)/,
+    );
     const decay = cli(['learn', 'decay', '--now', '2025-11-22T00:00:00Z', '--json'], dir);
     expect((JSON.parse(decay.stdout) as { changes: Array<Record<string, unknown>> }).changes).toEqual([
       { type: 'feedback.confidence_decreased', learning_id: 1, old_confidence: 0.7, new_confidence: 0.55, reason: 'decay: 3 week(s) without access' },
@@ -125,7 +136,10 @@ describe('forge-reflect learn (CLI)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('forge-reflect: no learning with id 42; see `forge-reflect learn list --all`\n');
     const log = openEventLog(join(dir, '.forge'));
-    expect(log.db.prepare("SELECT type FROM events WHERE type LIKE 'feedback.%' ORDER BY ts").pluck().all()).toEqual(['feedback.learning_added', 'feedback.confidence_decreased']);
+    expect(log.db.prepare("SELECT type FROM events WHERE type LIKE 'feedback.%' ORDER BY ts").pluck().all()).toEqual([
+      'feedback.learning_added',
+      'feedback.confidence_decreased',
+    ]);
     log.close();
   });
 });

@@ -46,7 +46,9 @@ SELECT count(*) FROM (SELECT 1 FROM runs WHERE type = 'tool.failed' GROUP BY s, 
 /** Stagnation by its window rule: runs whose 3rd consecutive same failing call is in [since, until]. */
 function refStagnation(db: Database, since: string, until: string): number {
   const calls = db
-    .prepare("SELECT coalesce(session_id, '') AS s, ts, id, type, tool_name, payload FROM events WHERE type IN ('tool.executed', 'tool.failed') ORDER BY s, ts, id")
+    .prepare(
+      "SELECT coalesce(session_id, '') AS s, ts, id, type, tool_name, payload FROM events WHERE type IN ('tool.executed', 'tool.failed') ORDER BY s, ts, id",
+    )
     .all() as Array<{ s: string; ts: string; id: string; type: string; tool_name: string | null; payload: string }>;
   let count = 0;
   let session: string | undefined;
@@ -100,8 +102,19 @@ function randomLog(rnd: () => number, n: number): EventRow[] {
     const input = rnd() < 0.7 ? { command: 'npm test' } : pick([{ command: 'npm run lint' }, 'raw text']);
     const payload = rnd() < 0.05 ? JSON.stringify('{"tool_name": "Bash", "tool_inp') : JSON.stringify({ tool_name: tool, tool_input: input });
     rows.push({
-      id: `${String(at * 1000).padStart(16, '0')}-${i}-${Math.floor(rnd() * 0xffff).toString(16)}`, session_id: pick(SESSIONS), agent_id: null, ts: isoMicros(at), runtime: 'claude-code',
-      type, hook_event: null, tool_name: tool, tool_use_id: null, duration_ms: duration, cwd: null, payload, truncated: 0,
+      id: `${String(at * 1000).padStart(16, '0')}-${i}-${Math.floor(rnd() * 0xffff).toString(16)}`,
+      session_id: pick(SESSIONS),
+      agent_id: null,
+      ts: isoMicros(at),
+      runtime: 'claude-code',
+      type,
+      hook_event: null,
+      tool_name: tool,
+      tool_use_id: null,
+      duration_ms: duration,
+      cwd: null,
+      payload,
+      truncated: 0,
     });
   }
   return rows;
@@ -128,7 +141,10 @@ function expectSameAsRaw(db: Database, since: string, until: string): void {
   const label = `[${since}, ${until}]`;
   const counts = db.prepare(REF_COUNTS).all(since, until) as Array<{ tool: string; ok: number; failed: number; timed: number; duration_sum: number }>;
   const tools = [...got.tools].sort((a, b) => (a.tool < b.tool ? -1 : 1));
-  expect(tools.map(({ duration_median: _m, ...c }) => c), label).toEqual(counts);
+  expect(
+    tools.map(({ duration_median: _m, ...c }) => c),
+    label,
+  ).toEqual(counts);
   const durations = db.prepare(REF_DURATIONS).all(since, until) as Array<{ tool: string; d: number }>;
   for (const t of tools) {
     const exact = median(durations.filter((d) => d.tool === t.tool).map((d) => d.d));
@@ -166,7 +182,14 @@ describe('the rollups give what the raw events give', () => {
         // Over a window holding every event, stagnation is the SQL definition it replaces.
         const all = [isoMicros(T0 - 10 * 24 * HOUR), isoMicros(T0 + 10 * 24 * HOUR)] as const;
         const runs = gatherMetricsData(log.db, ...all).stagnant_runs;
-        expect(runs).toBe(Number(log.db.prepare(REF_STAGNATION_SQL).pluck().get(...all)));
+        expect(runs).toBe(
+          Number(
+            log.db
+              .prepare(REF_STAGNATION_SQL)
+              .pluck()
+              .get(...all),
+          ),
+        );
         expect(runs).toBeGreaterThan(5); // the fixture is meant to stagnate
       } finally {
         log.close();
@@ -178,8 +201,19 @@ describe('the rollups give what the raw events give', () => {
     const log = openEventLog(tempDir());
     try {
       const fail = (i: number, minutes: number): EventRow => ({
-        id: `${String((T0 + minutes * 60_000) * 1000).padStart(16, '0')}-${i}-a`, session_id: 's', agent_id: null, ts: isoMicros(T0 + minutes * 60_000), runtime: 'claude-code',
-        type: 'tool.failed', hook_event: null, tool_name: 'Bash', tool_use_id: null, duration_ms: 5, cwd: null, payload: '{"tool_input":{"command":"make"}}', truncated: 0,
+        id: `${String((T0 + minutes * 60_000) * 1000).padStart(16, '0')}-${i}-a`,
+        session_id: 's',
+        agent_id: null,
+        ts: isoMicros(T0 + minutes * 60_000),
+        runtime: 'claude-code',
+        type: 'tool.failed',
+        hook_event: null,
+        tool_name: 'Bash',
+        tool_use_id: null,
+        duration_ms: 5,
+        cwd: null,
+        payload: '{"tool_input":{"command":"make"}}',
+        truncated: 0,
       });
       // failures at minutes 10, 20, 30, 40: one run, recorded at minute 30.
       log.insertBatch([fail(1, 10), fail(2, 20), fail(3, 30), fail(4, 40)]);
@@ -196,12 +230,31 @@ describe('the rollups give what the raw events give', () => {
 describe('the window plan', () => {
   it('splits [since, until] into edge ranges, whole hours and whole days that meet exactly', () => {
     expect(planWindow('2026-11-18T10:06:34.203000Z', '2026-11-25T10:06:34.203000Z')).toEqual({
-      r1Lo: '2026-11-18T10:06:34.203000Z', r1Hi: '2026-11-18T11', h1Lo: '2026-11-18T11', h1Hi: '2026-11-19T00',
-      dayLo: '2026-11-19', dayHi: '2026-11-25', h2Lo: '2026-11-25T00', h2Hi: '2026-11-25T10', r2Lo: '2026-11-25T10', r2Hi: '2026-11-25T10:06:34.203000Z',
+      r1Lo: '2026-11-18T10:06:34.203000Z',
+      r1Hi: '2026-11-18T11',
+      h1Lo: '2026-11-18T11',
+      h1Hi: '2026-11-19T00',
+      dayLo: '2026-11-19',
+      dayHi: '2026-11-25',
+      h2Lo: '2026-11-25T00',
+      h2Hi: '2026-11-25T10',
+      r2Lo: '2026-11-25T10',
+      r2Hi: '2026-11-25T10:06:34.203000Z',
     });
     // on an hour boundary: that hour is whole; within one hour: all from the events
-    expect(planWindow('2026-11-18T00:00:00.000000Z', '2026-11-18T03:00:00.000000Z')).toMatchObject({ h1Lo: '2026-11-18T00', h1Hi: '2026-11-18T03', dayLo: '', r2Lo: '2026-11-18T03' });
-    expect(planWindow('2026-11-18T10:01:00.000000Z', '2026-11-18T10:59:00.000000Z')).toMatchObject({ h1Lo: '', dayLo: '', r1Lo: '', r2Lo: '2026-11-18T10:01:00.000000Z', r2Hi: '2026-11-18T10:59:00.000000Z' });
+    expect(planWindow('2026-11-18T00:00:00.000000Z', '2026-11-18T03:00:00.000000Z')).toMatchObject({
+      h1Lo: '2026-11-18T00',
+      h1Hi: '2026-11-18T03',
+      dayLo: '',
+      r2Lo: '2026-11-18T03',
+    });
+    expect(planWindow('2026-11-18T10:01:00.000000Z', '2026-11-18T10:59:00.000000Z')).toMatchObject({
+      h1Lo: '',
+      dayLo: '',
+      r1Lo: '',
+      r2Lo: '2026-11-18T10:01:00.000000Z',
+      r2Hi: '2026-11-18T10:59:00.000000Z',
+    });
     expect(planWindow('yesterday', 'today')).toMatchObject({ h1Lo: '', dayLo: '', r2Lo: 'yesterday', r2Hi: 'today' });
   });
 });
@@ -268,7 +321,9 @@ describe('migration 6: a log written at version 5 gets the same rollups', () => 
       const db = new Driver(path);
       for (const m of MIGRATIONS.slice(0, 5)) db.exec(m as string);
       db.pragma('user_version = 5');
-      const insert = db.prepare('INSERT OR IGNORE INTO events (id, session_id, agent_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, cwd, payload, truncated) VALUES (@id, @session_id, @agent_id, @ts, @runtime, @type, @hook_event, @tool_name, @tool_use_id, @duration_ms, @cwd, @payload, @truncated)');
+      const insert = db.prepare(
+        'INSERT OR IGNORE INTO events (id, session_id, agent_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, cwd, payload, truncated) VALUES (@id, @session_id, @agent_id, @ts, @runtime, @type, @hook_event, @tool_name, @tool_use_id, @duration_ms, @cwd, @payload, @truncated)',
+      );
       for (const r of first) insert.run(r);
       db.close();
     }
@@ -281,11 +336,13 @@ describe('migration 6: a log written at version 5 gets the same rollups', () => 
       const tables = ['tool_hours', 'tool_days', 'session_hours', 'session_days', 'stagnation_streaks', 'stagnant_runs'];
       const dump = (db: Database) => Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
       const decoded = (db: Database) =>
-        (db.prepare('SELECT hour, tool, durations FROM tool_hours ORDER BY 1, 2').all() as Array<{ hour: string; tool: string; durations: Uint8Array }>).map((r) => {
-          const h = new DenseHistogram();
-          h.addStored(r.durations);
-          return [r.hour, r.tool, h.buckets()];
-        });
+        (db.prepare('SELECT hour, tool, durations FROM tool_hours ORDER BY 1, 2').all() as Array<{ hour: string; tool: string; durations: Uint8Array }>).map(
+          (r) => {
+            const h = new DenseHistogram();
+            h.addStored(r.durations);
+            return [r.hour, r.tool, h.buckets()];
+          },
+        );
       expect(decoded(upgraded.db)).toEqual(decoded(fresh.db));
       const withoutBlobs = (db: Database) => JSON.stringify(dump(db), (k, v) => (k === 'durations' ? undefined : v));
       expect(withoutBlobs(upgraded.db)).toBe(withoutBlobs(fresh.db));
@@ -329,7 +386,9 @@ describe('SIGKILL during inserts', () => {
     const dir = tempDir();
     openEventLog(dir).close();
     for (let round = 0; round < 4; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'log', 'event-log.js')).href, dir, String(T0)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', INSERTER, pathToFileURL(join(DIST, 'log', 'event-log.js')).href, dir, String(T0)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let committed = 0;
       await new Promise<void>((resolve) =>
         child.stdout.on('data', (chunk: Buffer) => {

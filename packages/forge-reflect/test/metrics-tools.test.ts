@@ -22,9 +22,19 @@ let seq = 0;
 function call(session: string, seconds: number, tool: string, failed: boolean, input: object, duration: number | null = null): EventRow {
   const at = NOW - DAY_MS + seconds * 1000;
   return {
-    id: `${String(at * 1000 + seq++).padStart(16, '0')}-1-test`, session_id: session, agent_id: null, ts: isoMicros(at), runtime: 'claude-code',
-    type: failed ? 'tool.failed' : 'tool.executed', hook_event: 'PostToolUse', tool_name: tool, tool_use_id: null, duration_ms: duration, cwd: null,
-    payload: JSON.stringify({ tool_name: tool, tool_input: input }), truncated: 0,
+    id: `${String(at * 1000 + seq++).padStart(16, '0')}-1-test`,
+    session_id: session,
+    agent_id: null,
+    ts: isoMicros(at),
+    runtime: 'claude-code',
+    type: failed ? 'tool.failed' : 'tool.executed',
+    hook_event: 'PostToolUse',
+    tool_name: tool,
+    tool_use_id: null,
+    duration_ms: duration,
+    cwd: null,
+    payload: JSON.stringify({ tool_name: tool, tool_input: input }),
+    truncated: 0,
   };
 }
 
@@ -43,8 +53,13 @@ describe('per-tool metrics', () => {
     const test = { command: 'npm test' };
     withLog(
       [
-        call('s1', 1, 'Bash', false, test, 100), call('s1', 2, 'Bash', true, test, 300), call('s1', 3, 'Bash', false, test, 200), call('s1', 4, 'Bash', false, test, 1000),
-        call('s1', 5, 'Write', false, { file_path: 'a' }, 10), call('s1', 6, 'Write', false, { file_path: 'b' }, 30), call('s1', 7, 'Write', true, { file_path: 'c' }, 20),
+        call('s1', 1, 'Bash', false, test, 100),
+        call('s1', 2, 'Bash', true, test, 300),
+        call('s1', 3, 'Bash', false, test, 200),
+        call('s1', 4, 'Bash', false, test, 1000),
+        call('s1', 5, 'Write', false, { file_path: 'a' }, 10),
+        call('s1', 6, 'Write', false, { file_path: 'b' }, 30),
+        call('s1', 7, 'Write', true, { file_path: 'c' }, 20),
         call('s2', 8, 'apply_patch', false, { command: 'x' }),
       ],
       (log) => {
@@ -73,15 +88,33 @@ describe('stagnation: the same call failing 3 or more times in a row', () => {
     withLog(
       [
         // s1: 3 failures of the same call in a row → 1 run; a success breaks the next streak (2 + 2) → none.
-        call('s1', 1, 'Bash', true, test), call('s1', 2, 'Bash', true, test), call('s1', 3, 'Bash', true, test),
-        call('s1', 4, 'Bash', true, lint), call('s1', 5, 'Bash', true, lint), call('s1', 6, 'Bash', false, lint), call('s1', 7, 'Bash', true, lint), call('s1', 8, 'Bash', true, lint),
+        call('s1', 1, 'Bash', true, test),
+        call('s1', 2, 'Bash', true, test),
+        call('s1', 3, 'Bash', true, test),
+        call('s1', 4, 'Bash', true, lint),
+        call('s1', 5, 'Bash', true, lint),
+        call('s1', 6, 'Bash', false, lint),
+        call('s1', 7, 'Bash', true, lint),
+        call('s1', 8, 'Bash', true, lint),
         // s2: 4 failures of one call, but another call failing in between → 2 + 2: none; then 5 in a row → 1 run.
-        call('s2', 1, 'Bash', true, test), call('s2', 2, 'Bash', true, test), call('s2', 3, 'Bash', true, lint), call('s2', 4, 'Bash', true, test), call('s2', 5, 'Bash', true, test),
-        call('s2', 6, 'Edit', true, { file_path: 'x' }), call('s2', 7, 'Edit', true, { file_path: 'x' }), call('s2', 8, 'Edit', true, { file_path: 'x' }), call('s2', 9, 'Edit', true, { file_path: 'x' }), call('s2', 10, 'Edit', true, { file_path: 'x' }),
+        call('s2', 1, 'Bash', true, test),
+        call('s2', 2, 'Bash', true, test),
+        call('s2', 3, 'Bash', true, lint),
+        call('s2', 4, 'Bash', true, test),
+        call('s2', 5, 'Bash', true, test),
+        call('s2', 6, 'Edit', true, { file_path: 'x' }),
+        call('s2', 7, 'Edit', true, { file_path: 'x' }),
+        call('s2', 8, 'Edit', true, { file_path: 'x' }),
+        call('s2', 9, 'Edit', true, { file_path: 'x' }),
+        call('s2', 10, 'Edit', true, { file_path: 'x' }),
         // s3: the same input through another tool is another call: 2 + 1, none.
-        call('s3', 1, 'Bash', true, test), call('s3', 2, 'Bash', true, test), call('s3', 3, 'Read', true, test),
+        call('s3', 1, 'Bash', true, test),
+        call('s3', 2, 'Bash', true, test),
+        call('s3', 3, 'Read', true, test),
         // Sessions do not join: 2 in s4 and 1 in s5.
-        call('s4', 1, 'Bash', true, test), call('s4', 2, 'Bash', true, test), call('s5', 3, 'Bash', true, test),
+        call('s4', 1, 'Bash', true, test),
+        call('s4', 2, 'Bash', true, test),
+        call('s5', 3, 'Bash', true, test),
       ],
       (log) => expect(metricsFor(log.db, NOW, 7).stagnant_runs).toBe(2),
     );
@@ -99,7 +132,9 @@ describe('the window queries read rollups and edges, by index', () => {
       const params = { ...planWindow(since, until), since, until };
       for (const [name, sql] of Object.entries(WINDOW_SQL)) {
         const stmt = log.db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
-        const plan = (stmt.all(Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)))) as Array<{ detail: string }>).map((r) => r.detail);
+        const plan = (stmt.all(Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)))) as Array<{ detail: string }>).map(
+          (r) => r.detail,
+        );
         const text = `${name}:\n${plan.join('\n')}`;
         for (const d of plan) expect(d, text).not.toMatch(/^SCAN (?!\(subquery|SUBQUERY|CONSTANT)/);
         for (const d of plan.filter((x) => /\bevents\b/.test(x))) expect(d, text).toMatch(/^SEARCH events USING (COVERING )?INDEX events_by_(type|ts) \(/);

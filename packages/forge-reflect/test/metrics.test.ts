@@ -40,7 +40,14 @@ function event(type: EventRow['type'], session: string, at: number, tool: string
 const review = (n: number, decision: ReviewResultV1['decision'] = 'request_changes'): CheckSummary =>
   summarizeReview({
     decision,
-    findings: Array.from({ length: n }, (_, i) => ({ id: `f${i}`, severity: 'error' as const, category: 'correctness' as const, message: 'm', confidence: 0.9, fixable: true })),
+    findings: Array.from({ length: n }, (_, i) => ({
+      id: `f${i}`,
+      severity: 'error' as const,
+      category: 'correctness' as const,
+      message: 'm',
+      confidence: 0.9,
+      fixable: true,
+    })),
   });
 const failing = (n: number): CheckSummary => {
   const t: TestResultV1 = {
@@ -71,7 +78,9 @@ function sidecar(log: EventLog, name: string, task: string, at: number, confiden
 }
 
 function outcome(log: EventLog, task: string, correct: boolean, at: number): void {
-  log.db.prepare("INSERT INTO outcomes (task_ref, correct, source, at, note, recorded_at) VALUES (?, ?, 'human', ?, NULL, ?)").run(task, correct ? 1 : 0, isoMicros(at), isoMicros(at));
+  log.db
+    .prepare("INSERT INTO outcomes (task_ref, correct, source, at, note, recorded_at) VALUES (?, ?, 'human', ?, NULL, ?)")
+    .run(task, correct ? 1 : 0, isoMicros(at), isoMicros(at));
 }
 
 /** The fixture; every expected value below is counted by hand from it. */
@@ -205,7 +214,11 @@ describe('forge-reflect metrics (CLI)', () => {
   it('prints n/a on an empty log, stores snapshots and shows them side by side', () => {
     const dir = tempDir();
     const cli = (args: string[], now: string) =>
-      spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: now } });
+      spawnSync(process.execPath, [CLI, ...args], {
+        encoding: 'utf8',
+        cwd: dir,
+        env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: now },
+      });
     const shown = cli(['metrics'], '2025-11-22T12:00:00Z');
     expect(shown.status).toBe(0);
     expect(shown.stdout).toMatch(/tool success rate\s+n\/a/);

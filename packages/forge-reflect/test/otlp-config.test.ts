@@ -3,7 +3,7 @@ import { UserError } from '../src/errors.js';
 import { parseKeyValueList, resolveTarget, signalUrl } from '../src/export/otlp-config.js';
 import { autoExportEnabled } from '../src/export/auto.js';
 
-describe('OTLP configuration (the specification\'s rules)', () => {
+describe("OTLP configuration (the specification's rules)", () => {
   it('a base endpoint gets v1/<signal> appended to its path, with one slash', () => {
     expect(signalUrl(new URL('http://c:4318'), 'logs')).toBe('http://c:4318/v1/logs');
     expect(signalUrl(new URL('http://c:4318/'), 'traces')).toBe('http://c:4318/v1/traces');
@@ -32,7 +32,9 @@ describe('OTLP configuration (the specification\'s rules)', () => {
     const t = resolveTarget({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'b=3' }, {});
     expect(t.logs.headers).toEqual({ a: '1', b: '3' });
     expect(t.traces.headers).toEqual({ a: '1', b: '2' });
-    expect(resolveTarget({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e', OTEL_RESOURCE_ATTRIBUTES: 'service.name=x,team=y', OTEL_SERVICE_NAME: 'svc' }, {}).resource).toEqual({ 'service.name': 'svc', team: 'y' });
+    expect(
+      resolveTarget({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e', OTEL_RESOURCE_ATTRIBUTES: 'service.name=x,team=y', OTEL_SERVICE_NAME: 'svc' }, {}).resource,
+    ).toEqual({ 'service.name': 'svc', team: 'y' });
     expect(resolveTarget({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e', OTEL_RESOURCE_ATTRIBUTES: 'service.name=x' }, {}).resource['service.name']).toBe('x');
   });
 
@@ -48,8 +50,12 @@ describe('OTLP configuration (the specification\'s rules)', () => {
       throw new Error('no error');
     };
     expect(usage(() => resolveTarget({ endpoint: 'localhost:4318' }, {}, {}))).toMatch(/not an http\(s\) URL; give an http:\/\/ or https:\/\/ URL/);
-    expect(usage(() => resolveTarget({}, { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '::' , OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e' }, {}))).toMatch(/OTEL_EXPORTER_OTLP_LOGS_ENDPOINT "::" is not a URL/);
-    expect(usage(() => resolveTarget({}, {}, { endpoint: 'http://c', protocol: 'grpc' }))).toMatch(/export.protocol in config.json "grpc" is not a supported protocol; use http\/protobuf or http\/json/);
+    expect(usage(() => resolveTarget({}, { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '::', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://e' }, {}))).toMatch(
+      /OTEL_EXPORTER_OTLP_LOGS_ENDPOINT "::" is not a URL/,
+    );
+    expect(usage(() => resolveTarget({}, {}, { endpoint: 'http://c', protocol: 'grpc' }))).toMatch(
+      /export.protocol in config.json "grpc" is not a supported protocol; use http\/protobuf or http\/json/,
+    );
   });
 
   it('automatic export: config endpoint, or env endpoint with FORGE_EXPORT=on; FORGE_EXPORT=off wins', () => {

@@ -4,11 +4,24 @@ import { eventLog, hrTimeOf, turnSpans } from '../src/export/records.js';
 
 const resource = { attributes: { 'service.name': 'forge-reflect' } };
 const row = (id: string, ts: string, type: EventRow['type'], extra: Partial<EventRow> = {}): EventRow => ({
-  id, session_id: 's1', agent_id: null, ts, runtime: 'claude-code', type, hook_event: null, tool_name: null, tool_use_id: null, duration_ms: null, cwd: null, payload: '{}', truncated: 0, ...extra,
+  id,
+  session_id: 's1',
+  agent_id: null,
+  ts,
+  runtime: 'claude-code',
+  type,
+  hook_event: null,
+  tool_name: null,
+  tool_use_id: null,
+  duration_ms: null,
+  cwd: null,
+  payload: '{}',
+  truncated: 0,
+  ...extra,
 });
 
 describe('OTLP records', () => {
-  it('keeps the log\'s microseconds in the time', () => {
+  it("keeps the log's microseconds in the time", () => {
     expect(hrTimeOf('2026-11-22T10:15:00.123456Z')).toEqual([Date.parse('2026-11-22T10:15:00Z') / 1000, 123_456_000]);
     expect(hrTimeOf('2026-11-22T10:15:00Z')).toEqual([Date.parse('2026-11-22T10:15:00Z') / 1000, 0]);
   });

@@ -23,7 +23,11 @@ const SIDECAR = {
 };
 
 function cli(args: string[], dir: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: '2025-11-22T12:00:00Z', REFLECTION_DIR: '' } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    cwd: dir,
+    env: { ...process.env, FORGE_DIR: join(dir, '.forge'), NO_COLOR: '1', FORGE_NOW: '2025-11-22T12:00:00Z', REFLECTION_DIR: '' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -32,7 +36,10 @@ describe('forge-reflect outcome', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.forge', 'reflections'), { recursive: true });
     writeFileSync(join(dir, '.forge', 'reflections', '20251122T090000-s1.reflection.json'), JSON.stringify(SIDECAR));
-    const known = cli(['outcome', '--task', 'acme#42', '--wrong', '--source', 'revert', '--at', '2025-11-22T11:00:00Z', '--note', 'reverted in #57', '--json'], dir);
+    const known = cli(
+      ['outcome', '--task', 'acme#42', '--wrong', '--source', 'revert', '--at', '2025-11-22T11:00:00Z', '--note', 'reverted in #57', '--json'],
+      dir,
+    );
     expect(known.code).toBe(0);
     expect(JSON.parse(known.stdout)).toEqual({
       id: 1,

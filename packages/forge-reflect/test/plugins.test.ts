@@ -44,7 +44,10 @@ describe('rendered plugins', () => {
 
   it('each hooks.json wraps its events in `hooks`, with every event of the hook map and nothing else', () => {
     for (const runtime of PLUGIN_RUNTIMES) {
-      const value = JSON.parse(readFileSync(join(KIT_ROOT, PLUGIN_DIRS[runtime], 'hooks/hooks.json'), 'utf8')) as { hooks: Record<string, unknown>; description?: string };
+      const value = JSON.parse(readFileSync(join(KIT_ROOT, PLUGIN_DIRS[runtime], 'hooks/hooks.json'), 'utf8')) as {
+        hooks: Record<string, unknown>;
+        description?: string;
+      };
       expect(Object.keys(value.hooks)).toEqual(bindingsFor(runtime).map((b) => b.event));
       expect(value).toEqual(pluginHooks(runtime));
       const commands = JSON.stringify(value.hooks);
@@ -58,7 +61,12 @@ describe('rendered plugins', () => {
   });
 
   it('no manifest names `hooks`; the marketplaces list the plugin under the name forge-reflect', () => {
-    for (const rel of ['plugins/claude-code/.claude-plugin/plugin.json', 'plugins/codex/.codex-plugin/plugin.json', 'plugins/gemini/gemini-extension.json', 'gemini-extension.json']) {
+    for (const rel of [
+      'plugins/claude-code/.claude-plugin/plugin.json',
+      'plugins/codex/.codex-plugin/plugin.json',
+      'plugins/gemini/gemini-extension.json',
+      'gemini-extension.json',
+    ]) {
       const manifest = JSON.parse(readFileSync(join(KIT_ROOT, rel), 'utf8')) as Record<string, unknown>;
       expect(manifest.name, rel).toBe('forge-reflect');
       expect('hooks' in manifest, rel).toBe(false);

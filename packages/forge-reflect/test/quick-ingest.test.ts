@@ -20,7 +20,14 @@ function writeLog(stateDir: string, n: number): string[] {
   const shapes = oneLinePayloads();
   const spool = join(stateDir, 'spool');
   mkdirSync(spool, { recursive: true, mode: 0o700 });
-  const records = Array.from({ length: n }, (_, i) => spoolRecord(shapes[i % shapes.length] as Buffer, { receivedUs: 1_763_806_500_000_000 + i * 11, rand: i.toString(16).padStart(8, '0'), cwd: '/repo', runtime: '' }));
+  const records = Array.from({ length: n }, (_, i) =>
+    spoolRecord(shapes[i % shapes.length] as Buffer, {
+      receivedUs: 1_763_806_500_000_000 + i * 11,
+      rand: i.toString(16).padStart(8, '0'),
+      cwd: '/repo',
+      runtime: '',
+    }),
+  );
   writeFileSync(join(spool, 'events.log'), Buffer.concat(records.map((r) => r.bytes)), { mode: 0o600 });
   return records.map((r) => r.id);
 }
@@ -39,7 +46,9 @@ describe('the CLI', () => {
     const spool = join(state, 'spool');
     mkdirSync(spool, { recursive: true, mode: 0o700 });
     // No failed tool call (its signature is a hash) and no spool file (a drained file is removed by a spawned rm).
-    const payloads = ['session-start.json', 'post-tool-use-bash.json', 'stop.json'].map((f) => Buffer.from(JSON.stringify(JSON.parse(readFileSync(join(REFERENCE_DIR, f), 'utf8')))));
+    const payloads = ['session-start.json', 'post-tool-use-bash.json', 'stop.json'].map((f) =>
+      Buffer.from(JSON.stringify(JSON.parse(readFileSync(join(REFERENCE_DIR, f), 'utf8')))),
+    );
     const records = payloads.map((p, i) => spoolRecord(p, { receivedUs: 1_763_806_500_000_000 + i, rand: `0000000${i}`, cwd: '/repo', runtime: '' }));
     writeFileSync(join(spool, 'events.log'), Buffer.concat(records.map((r) => r.bytes)), { mode: 0o600 });
     const list = join(state, 'modules.txt');
@@ -59,7 +68,16 @@ describe('the CLI', () => {
     const env = { ...process.env, FORGE_DIR: state, NO_COLOR: '1' };
     const json = spawnSync(process.execPath, [CLI, 'ingest', '--json'], { env, encoding: 'utf8' });
     expect(json.status).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ state_dir: state, drained: 3_000, rejected: 0, already_present: 0, removed_temp: 0, in_flight: 0, locked: false, busy: false });
+    expect(JSON.parse(json.stdout)).toEqual({
+      state_dir: state,
+      drained: 3_000,
+      rejected: 0,
+      already_present: 0,
+      removed_temp: 0,
+      in_flight: 0,
+      locked: false,
+      busy: false,
+    });
     const plain = spawnSync(process.execPath, [CLI, 'ingest'], { env, encoding: 'utf8' });
     expect(plain.status).toBe(0);
     expect(plain.stdout).toBe('drained 0, rejected 0, already present 0\n');

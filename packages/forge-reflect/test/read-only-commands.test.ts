@@ -101,7 +101,11 @@ describe('a report of sidecars kept elsewhere', () => {
     const repo = gitRepo();
     const sidecars = tempDir();
     writeFileSync(join(sidecars, '20251122T090000-s1.reflection.json'), JSON.stringify(SIDECAR));
-    const r = spawnSync(process.execPath, [CLI, 'report', '--json', '--dir', sidecars], { cwd: repo, encoding: 'utf8', env: { ...process.env, FORGE_DIR: '' } });
+    const r = spawnSync(process.execPath, [CLI, 'report', '--json', '--dir', sidecars], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, FORGE_DIR: '' },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).summary.sidecars).toBe(1);
     expect(files(repo)).toEqual([]);

@@ -6,17 +6,7 @@ import { cleanupTempDirs, tempDir } from './helpers/spool.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import {
-  CONTEXTS,
-  IN_CONTEXT,
-  LOOK_ALIKES,
-  pemSecretPart,
-  PRIVATE_KEYS,
-  SELF_EVIDENT,
-  TOKEN,
-  PLAIN_PASSWORD,
-  BEARER,
-} from './helpers/secrets.js';
+import { CONTEXTS, IN_CONTEXT, LOOK_ALIKES, pemSecretPart, PRIVATE_KEYS, SELF_EVIDENT, TOKEN, PLAIN_PASSWORD, BEARER } from './helpers/secrets.js';
 
 afterEach(cleanupTempDirs);
 
@@ -141,7 +131,7 @@ describe('redactJsonInPlace', () => {
     expect(text.length).toBe(2 * depth + JSON.stringify('key [REDACTED:anthropic_key]').length);
   });
 
-  it('judges a key the same every time it is seen, past the memo\'s limit, and applies configured rules to keys it has seen before', () => {
+  it("judges a key the same every time it is seen, past the memo's limit, and applies configured rules to keys it has seen before", () => {
     const payload = () => ({ DB_PASSWORD: 'x9-plain', tool_name: 'Bash', acme_internal_id: 7 });
     expect(redactJsonInPlace(payload())).toEqual({ DB_PASSWORD: '[REDACTED:password]', tool_name: 'Bash', acme_internal_id: 7 });
     // 10,000 other keys in between (the memo starts over at 4,096): the same answers after.
@@ -222,7 +212,17 @@ describe('configured patterns', () => {
     expect(loadRedactionRules(dir, (m) => warnings.push(m)).extra).toEqual([]);
     expect(warnings).toHaveLength(1);
 
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ redact: { patterns: [{ kind: 'emp', regex: 'EMP-\\d+' }, { kind: 'x', regex: '[' }] } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        redact: {
+          patterns: [
+            { kind: 'emp', regex: 'EMP-\\d+' },
+            { kind: 'x', regex: '[' },
+          ],
+        },
+      }),
+    );
     const rules = loadRedactionRules(dir, (m) => warnings.push(m));
     expect(rules.extra.map((p) => p.kind)).toEqual(['emp']);
     expect(warnings).toHaveLength(2);
@@ -238,13 +238,22 @@ describe('redaction gaps found in review', () => {
     const value = redactJsonInPlace({
       password: 123456789,
       port: 8080,
-      headers: [['Authorization', 'Bearer abcdefghijklmnop123456'], ['Accept', 'text/html']],
+      headers: [
+        ['Authorization', 'Bearer abcdefghijklmnop123456'],
+        ['Accept', 'text/html'],
+      ],
       argv: ['curl', '-H', 'Bearer abcdefghijklmnop123456'],
     });
     const text = JSON.stringify(value);
     expect(text).not.toContain('123456789');
     expect(text).not.toContain('abcdefghijklmnop123456');
-    expect(value).toMatchObject({ port: 8080, headers: [['Authorization', '[REDACTED:authorization]'], ['Accept', 'text/html']] });
+    expect(value).toMatchObject({
+      port: 8080,
+      headers: [
+        ['Authorization', '[REDACTED:authorization]'],
+        ['Accept', 'text/html'],
+      ],
+    });
   });
 
   it('leaves ${VAR} references alone', () => {

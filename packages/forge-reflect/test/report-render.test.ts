@@ -7,15 +7,31 @@ import { summarize } from '../src/report/summary.js';
 
 function record(over: Partial<SidecarRecord>): SidecarRecord {
   return {
-    path: '/r/a.reflection.json', valid: true, error: null, timestamp: '2026-11-22T10:15:00.000000Z', task_ref: 'acme#42',
-    agent: 'claude-code', session_id: 's1', repo: 'acme', surface: 'auth', score: 1, needs_review: true, confidence: 0.8,
-    degraded: false, mode: 'solo', attempt: 1, files: ['src/auth/token.ts', 'README.md', 'docs/x.md'], ...over,
+    path: '/r/a.reflection.json',
+    valid: true,
+    error: null,
+    timestamp: '2026-11-22T10:15:00.000000Z',
+    task_ref: 'acme#42',
+    agent: 'claude-code',
+    session_id: 's1',
+    repo: 'acme',
+    surface: 'auth',
+    score: 1,
+    needs_review: true,
+    confidence: 0.8,
+    degraded: false,
+    mode: 'solo',
+    attempt: 1,
+    files: ['src/auth/token.ts', 'README.md', 'docs/x.md'],
+    ...over,
   };
 }
 
 function view(rows: SidecarRecord[], invalid: ReportView['invalid'] = []): ReportView {
   const totals = {
-    sidecars: rows.length, needs_review: rows.filter((r) => r.needs_review).length, degraded: rows.filter((r) => r.degraded).length,
+    sidecars: rows.length,
+    needs_review: rows.filter((r) => r.needs_review).length,
+    degraded: rows.filter((r) => r.degraded).length,
     confidence_reported: rows.filter((r) => r.confidence !== null).length,
     confidence_sum: rows.reduce((a, r) => a + (r.confidence ?? 0), 0),
     by_surface: { auth: rows.filter((r) => r.surface === 'auth').length },

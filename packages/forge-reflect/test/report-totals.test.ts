@@ -18,9 +18,15 @@ const SURFACES = ['auth', 'data', 'docs', 'none'] as const;
 function sidecar(i: number): Record<string, unknown> {
   const surface = SURFACES[i % SURFACES.length];
   return {
-    schema: 'reflection.v1', task_ref: `acme#${i % 3}`, agent: 'claude-code', session_id: `s-${i % 5}`,
-    timestamp: `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z`, repo: 'acme',
-    confidence: i % 3 === 0 ? null : (i % 10) / 10, most_likely_wrong: null, known_not_in_diff: null,
+    schema: 'reflection.v1',
+    task_ref: `acme#${i % 3}`,
+    agent: 'claude-code',
+    session_id: `s-${i % 5}`,
+    timestamp: `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z`,
+    repo: 'acme',
+    confidence: i % 3 === 0 ? null : (i % 10) / 10,
+    most_likely_wrong: null,
+    known_not_in_diff: null,
     risk: { needs_review: i % 2 === 0, score: i % 2 === 0 ? 1 : 0.1, surface, reason: `${surface} surface` },
     files_changed: [`src/${surface}/f${i}.ts`],
     provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: i % 4 === 0, reflection_mode: 'solo' },
@@ -103,9 +109,12 @@ describe('report totals', () => {
       const Driver = sqliteDriver();
       rmSync(eventsDbPathOf(state));
       const db = new Driver(eventsDbPathOf(state));
-      for (const m of MIGRATIONS.slice(0, 9)) (typeof m === 'string' ? db.exec(m) : m(db));
+      for (const m of MIGRATIONS.slice(0, 9)) typeof m === 'string' ? db.exec(m) : m(db);
       db.pragma('user_version = 9');
-      db.prepare(`INSERT INTO sidecars (path, dir, size, mtime_ns, valid, ts, files) VALUES (?, ?, 1, '1', 1, '2026-01-01T00:00:00.000000Z', '[]')`).run(join(dir, '000-s.reflection.json'), dir);
+      db.prepare(`INSERT INTO sidecars (path, dir, size, mtime_ns, valid, ts, files) VALUES (?, ?, 1, '1', 1, '2026-01-01T00:00:00.000000Z', '[]')`).run(
+        join(dir, '000-s.reflection.json'),
+        dir,
+      );
       db.prepare(`INSERT INTO sidecar_dirs (dir, mtime_ns, listed_at_ms, files) VALUES (?, '1', 0, 1)`).run(dir);
       db.close();
     }

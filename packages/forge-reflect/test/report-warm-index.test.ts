@@ -17,8 +17,17 @@ const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-re
 
 function sidecar(i: number, surfaceFile = 'src/util.ts'): string {
   return JSON.stringify({
-    schema: 'reflection.v1', task_ref: `acme#${i}`, agent: 'claude-code', session_id: `s-${i}`, timestamp: `2026-01-01T00:00:0${i}Z`, repo: 'acme',
-    confidence: 0.5, most_likely_wrong: null, known_not_in_diff: null, risk: evaluateRiskFloor({ filesChanged: [surfaceFile] }), files_changed: [surfaceFile],
+    schema: 'reflection.v1',
+    task_ref: `acme#${i}`,
+    agent: 'claude-code',
+    session_id: `s-${i}`,
+    timestamp: `2026-01-01T00:00:0${i}Z`,
+    repo: 'acme',
+    confidence: 0.5,
+    most_likely_wrong: null,
+    known_not_in_diff: null,
+    risk: evaluateRiskFloor({ filesChanged: [surfaceFile] }),
+    files_changed: [surfaceFile],
     provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
   });
 }
@@ -31,7 +40,10 @@ function setup(): { dir: string; report: () => any; age: () => void } {
   mkdirSync(state);
   for (let i = 0; i < 3; i++) writeFileSync(join(dir, `${i}-s.reflection.json`), sidecar(i));
   const report = () => {
-    const r = spawnSync(process.execPath, [CLI, 'report', '--dir', dir, '--json', '--limit', '0'], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
+    const r = spawnSync(process.execPath, [CLI, 'report', '--dir', dir, '--json', '--limit', '0'], {
+      encoding: 'utf8',
+      env: { ...process.env, FORGE_DIR: state },
+    });
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout);
   };

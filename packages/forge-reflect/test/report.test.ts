@@ -16,8 +16,14 @@ const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'forge-re
 const N = 10_000;
 const AGENTS = ['claude-code', 'codex', 'reviewer-bot'];
 const SURFACE_PATHS: Record<string, string> = {
-  auth: 'src/auth/login.ts', data: 'db/migrations/001.sql', infra: 'deploy/helm/values.yaml', build: 'package.json',
-  ui: 'src/components/Button.tsx', test: 'src/x.test.ts', docs: 'docs/guide.md', none: 'src/util.ts',
+  auth: 'src/auth/login.ts',
+  data: 'db/migrations/001.sql',
+  infra: 'deploy/helm/values.yaml',
+  build: 'package.json',
+  ui: 'src/components/Button.tsx',
+  test: 'src/x.test.ts',
+  docs: 'docs/guide.md',
+  none: 'src/util.ts',
 };
 const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);
 
@@ -102,10 +108,16 @@ describe('report over 10,000 sidecars', () => {
     ['--session sess-007 (prefix)', ['--session', 'sess-007'], (s: ReflectionV1Dto) => s.session_id.startsWith('sess-007')],
     ['--session exact', ['--session', 'sess-007-1'], (s: ReflectionV1Dto) => s.session_id === 'sess-007-1'],
     ['--degraded', ['--degraded'], (s: ReflectionV1Dto) => s.provenance.degraded],
-    ['--since/--until window', ['--since', '2026-01-02T00:00:00Z', '--until', '2026-01-03T00:00:00Z'],
-      (s: ReflectionV1Dto) => Date.parse(s.timestamp) >= Date.UTC(2026, 0, 2) && Date.parse(s.timestamp) <= Date.UTC(2026, 0, 3)],
-    ['combined', ['--surface', 'data', '--agent', 'claude-code', '--degraded'],
-      (s: ReflectionV1Dto) => s.risk.surface === 'data' && s.agent === 'claude-code' && s.provenance.degraded],
+    [
+      '--since/--until window',
+      ['--since', '2026-01-02T00:00:00Z', '--until', '2026-01-03T00:00:00Z'],
+      (s: ReflectionV1Dto) => Date.parse(s.timestamp) >= Date.UTC(2026, 0, 2) && Date.parse(s.timestamp) <= Date.UTC(2026, 0, 3),
+    ],
+    [
+      'combined',
+      ['--surface', 'data', '--agent', 'claude-code', '--degraded'],
+      (s: ReflectionV1Dto) => s.risk.surface === 'data' && s.agent === 'claude-code' && s.provenance.degraded,
+    ],
   ])('%s gives the exact count', (_name, args, pred) => {
     const { status, json } = report('--limit', '0', ...args);
     expect(status).toBe(0);

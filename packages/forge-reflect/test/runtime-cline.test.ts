@@ -18,7 +18,9 @@ import { cleanupTempDirs, CLI, KIT_ROOT, tempDir } from './helpers/spool.js';
 
 const DIR = join(KIT_ROOT, 'tests', 'fixtures', 'runtimes', 'cline');
 const fixture = (name: string) => JSON.parse(readFileSync(join(DIR, name), 'utf8')) as Record<string, unknown>;
-const payloads = readdirSync(DIR).filter((n) => /^\d{3}-.*\.json$/.test(n)).sort();
+const payloads = readdirSync(DIR)
+  .filter((n) => /^\d{3}-.*\.json$/.test(n))
+  .sort();
 const SESSION = '1796194525360_6s74g';
 
 afterEach(cleanupTempDirs);
@@ -78,7 +80,7 @@ describe('Cline payloads', () => {
     }
   });
 
-  it('every captured payload is recognised as cline; the Stop hook\'s envelope event reads as TaskComplete', () => {
+  it("every captured payload is recognised as cline; the Stop hook's envelope event reads as TaskComplete", () => {
     for (const name of payloads) expect(guessShape(fixture(name), '').runtime, name).toBe('cline');
     expect(recognise(fixture('008-TaskComplete.json'), 'Stop', 'cline')).toMatchObject({ type: 'turn.stopped', hookEvent: 'TaskComplete' });
     expect(recognise(fixture('009-SessionShutdown.json'), 'SessionShutdown', 'cline').type).toBe('session.ended');
@@ -95,7 +97,15 @@ describe('Cline payloads', () => {
     expect(clineToolOutcome(fixture('007-PostToolUse.json'))).toEqual({ failed: false, exitCode: null });
     expect(clineToolOutcome(fixture('003-PostToolUse.json'))).toEqual({ failed: false, exitCode: null });
     // Several commands: the first failure's code; a tool that threw is a failure without one.
-    const two = { ...failed, tool_result: { output: [{ query: 'true', result: '', success: true }, { query: 'false', error: 'Command exited with code 1', success: false }] } };
+    const two = {
+      ...failed,
+      tool_result: {
+        output: [
+          { query: 'true', result: '', success: true },
+          { query: 'false', error: 'Command exited with code 1', success: false },
+        ],
+      },
+    };
     expect(clineToolOutcome(two)).toEqual({ failed: true, exitCode: 1 });
     expect(clineToolOutcome({ postToolUse: { success: false } })).toEqual({ failed: true, exitCode: null });
     expect(recognise({ ...fixture('003-PostToolUse.json'), postToolUse: { success: false } }, 'PostToolUse', 'cline').type).toBe('tool.failed');
@@ -120,13 +130,13 @@ describe('Cline payloads', () => {
     expect(recognise(sub('005-TaskComplete.json'), 'Stop', 'cline').type).toBe('turn.stopped');
   });
 
-  it('a model error: TaskError (no TaskComplete) is the turn\'s end, the error in the payload', () => {
+  it("a model error: TaskError (no TaskComplete) is the turn's end, the error in the payload", () => {
     const p = JSON.parse(readFileSync(join(DIR, 'model-error', '002-TaskError.json'), 'utf8')) as Record<string, unknown>;
     expect(recognise(p, 'Stop', 'cline')).toMatchObject({ runtime: 'cline', type: 'turn.stopped', hookEvent: 'TaskError' });
     expect(answerFromPayload(JSON.stringify(p))).toBeNull();
   });
 
-  it('another runtime\'s payload is not taken for Cline\'s', () => {
+  it("another runtime's payload is not taken for Cline's", () => {
     expect(guessShape({ session_id: 's', hook_event_name: 'Stop', last_assistant_message: 'x' }, '').runtime).toBe('claude-code');
     expect(guessShape({ hookName: 'something_else' }, '').runtime).not.toBe('cline');
   });
@@ -134,8 +144,10 @@ describe('Cline payloads', () => {
 
 function vendor(dir: string): void {
   mkdirSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib'), { recursive: true });
-  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
-  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib'))) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
+  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh'])
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
+  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib')))
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
   mkdirSync(join(dir, CLINE_HOOKS_DIR), { recursive: true });
   for (const f of clineHookFiles()) {
     writeFileSync(join(dir, f.rel), f.text);
@@ -176,13 +188,18 @@ describe('the wrappers run by Cline', () => {
     const dir = join(tempDir('forge cline '), 'proj');
     mkdirSync(join(dir, 'sub'), { recursive: true });
     vendor(dir);
-    const r = spawnSync(join(dir, CLINE_HOOKS_DIR, 'PostToolUse'), [], { cwd: join(dir, 'sub'), env: { PATH: process.env.PATH, HOME: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off' }, input: failed, encoding: 'utf8' });
+    const r = spawnSync(join(dir, CLINE_HOOKS_DIR, 'PostToolUse'), [], {
+      cwd: join(dir, 'sub'),
+      env: { PATH: process.env.PATH, HOME: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off' },
+      input: failed,
+      encoding: 'utf8',
+    });
     expect([r.status, r.stdout]).toEqual([0, '']);
     expect(spooled(dir)).toContain('"runtime":"cline"');
     expect(existsSync(join(dir, 'sub', '.forge'))).toBe(false);
   });
 
-  it('a copy in another hook folder Cline runs (~/.cline/hooks/) records nothing where the workspace has the kit\'s wrapper: one row', () => {
+  it("a copy in another hook folder Cline runs (~/.cline/hooks/) records nothing where the workspace has the kit's wrapper: one row", () => {
     const dir = join(tempDir('forge cline '), 'proj');
     mkdirSync(dir);
     vendor(dir);
@@ -205,7 +222,7 @@ describe('the wrappers run by Cline', () => {
     expect(spooled(dir).match(/"runtime":"cline"/g)).toHaveLength(1);
   });
 
-  it('TaskComplete writes the turn\'s sidecar as cline, with the self-report from turn.outputText; nothing on stdout', () => {
+  it("TaskComplete writes the turn's sidecar as cline, with the self-report from turn.outputText; nothing on stdout", () => {
     const dir = join(tempDir('forge cline '), 'repo');
     mkdirSync(dir);
     spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
@@ -218,11 +235,16 @@ describe('the wrappers run by Cline', () => {
     const sidecars = readdirSync(join(dir, '.forge', 'reflections')).filter((n) => n.endsWith('.reflection.json'));
     expect(sidecars).toHaveLength(1);
     const sidecar = JSON.parse(readFileSync(join(dir, '.forge', 'reflections', sidecars[0] as string), 'utf8'));
-    expect(sidecar).toMatchObject({ agent: 'cline', session_id: SESSION, confidence: 0.6, most_likely_wrong: { surface: 'auth', description: 'token expiry' } });
+    expect(sidecar).toMatchObject({
+      agent: 'cline',
+      session_id: SESSION,
+      confidence: 0.6,
+      most_likely_wrong: { surface: 'auth', description: 'token expiry' },
+    });
     expect(sidecar.provenance.degraded).toBe(false);
   });
 
-  it('a subagent\'s TaskComplete is spooled, no sidecar; a TaskError gets the turn\'s sidecar, degraded', () => {
+  it("a subagent's TaskComplete is spooled, no sidecar; a TaskError gets the turn's sidecar, degraded", () => {
     const dir = join(tempDir('forge cline '), 'repo');
     mkdirSync(dir);
     spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
@@ -260,7 +282,11 @@ describe('the wrappers run by Cline', () => {
 function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
   const base = { ...process.env };
   for (const key of Object.keys(base)) if (/^(REFLECTION_|FORGE_|CLAUDE_|GEMINI_|CODEX_|CLINE_)/.test(key)) delete base[key];
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...base, NO_COLOR: '1', FORGE_REFLECT_CLI: 'off', HOME: cwd, ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...base, NO_COLOR: '1', FORGE_REFLECT_CLI: 'off', HOME: cwd, ...env },
+    encoding: 'utf8',
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -315,7 +341,7 @@ describe('install / uninstall / doctor --runtime cline', () => {
     expect(readdirSync(dir).sort()).toEqual(['.forge', '.git']);
   });
 
-  it('a hook file of the user\'s under the same name is never overwritten; one edited after install is kept', () => {
+  it("a hook file of the user's under the same name is never overwritten; one edited after install is kept", () => {
     const dir = repo();
     mkdirSync(join(dir, '.clinerules', 'hooks'), { recursive: true });
     writeFileSync(join(dir, '.clinerules', 'hooks', 'TaskComplete'), '#!/bin/sh\necho mine\n');
@@ -343,13 +369,15 @@ describe('install / uninstall / doctor --runtime cline', () => {
     expect(readdirSync(dir).sort()).toEqual(['.forge', '.git']);
   });
 
-  it('doctor: the wrappers there and executable; one not executable fails; the kit\'s wrappers in another hook folder warn', () => {
+  it("doctor: the wrappers there and executable; one not executable fails; the kit's wrappers in another hook folder warn", () => {
     const dir = repo();
     expect(cli(['install', '--runtime', 'cline'], dir).status).toBe(0);
     const home = tempDir();
     expect(cline.doctorChecks(dir, { HOME: home }).map((c) => `${c.name} ${c.status}`)).toEqual(['cline hook files ok']);
     const doctor = cli(['doctor', '--json'], dir, { HOME: home });
-    expect((JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }> }).checks.find((c) => c.name === 'cline hook files')?.status).toBe('ok');
+    expect((JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }> }).checks.find((c) => c.name === 'cline hook files')?.status).toBe(
+      'ok',
+    );
     chmodSync(join(dir, CLINE_HOOKS_DIR, 'TaskComplete'), 0o644);
     const bad = cline.doctorChecks(dir, { HOME: home }).find((c) => c.name === 'cline hook files');
     expect(bad?.status).toBe('fail');

@@ -64,12 +64,16 @@ describe('Copilot CLI registration', () => {
   it("Copilot's own format: version 1, the PascalCase events (snake_case payloads), bash commands through $COPILOT_PROJECT_DIR that always exit 0", () => {
     expect(file.version).toBe(1);
     expect(Object.keys(file.hooks)).toEqual([...bindingsFor('copilot').map((b) => b.event), 'ErrorOccurred']);
-    expect(Object.keys(file.hooks)).toEqual(expect.arrayContaining(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd']));
+    expect(Object.keys(file.hooks)).toEqual(
+      expect.arrayContaining(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd']),
+    );
     for (const [event, entries] of Object.entries(file.hooks)) {
       expect(entries).toHaveLength(event === 'SessionEnd' ? 2 : 1);
       const e = entries[0] as Entry;
       expect(e.type).toBe('command');
-      expect(e.bash).toMatch(/^case "\$REFLECTION_MODE" in solo\|orchestrated\) \[ -f "\$COPILOT_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-(event|stop)-hook\.sh \] && .* copilot;; esac; exit 0$/);
+      expect(e.bash).toMatch(
+        /^case "\$REFLECTION_MODE" in solo\|orchestrated\) \[ -f "\$COPILOT_PROJECT_DIR"\/\.claude\/hooks\/forge-reflect\/reflect-(event|stop)-hook\.sh \] && .* copilot;; esac; exit 0$/,
+      );
       expect(e.bash).toContain(event === 'Stop' ? 'reflect-stop-hook.sh copilot' : `reflect-event-hook.sh ${event} copilot`);
     }
     expect(file.hooks.Stop?.[0]?.timeoutSec).toBe(30);
@@ -187,7 +191,15 @@ function copilotEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessE
     // (Not GIT_CONFIG_*: the capture left the key's value out.)
     if (m && m[1] !== 'PWD' && !m[1]!.startsWith('GIT_CONFIG_')) env[m[1] as string] = m[2];
   }
-  return { ...env, COPILOT_PROJECT_DIR: dir, CLAUDE_PROJECT_DIR: dir, COPILOT_HOOK_DIR: join(dir, '.github', 'hooks'), REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off', ...extra };
+  return {
+    ...env,
+    COPILOT_PROJECT_DIR: dir,
+    CLAUDE_PROJECT_DIR: dir,
+    COPILOT_HOOK_DIR: join(dir, '.github', 'hooks'),
+    REFLECTION_MODE: 'solo',
+    FORGE_REFLECT_CLI: 'off',
+    ...extra,
+  };
 }
 
 function runAsCopilot(command: string, dir: string, payload: string, env: NodeJS.ProcessEnv = {}) {
@@ -196,8 +208,10 @@ function runAsCopilot(command: string, dir: string, payload: string, env: NodeJS
 
 function vendor(dir: string): void {
   mkdirSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib'), { recursive: true });
-  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
-  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib'))) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
+  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh'])
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
+  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib')))
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
 }
 
 function spooled(dir: string): string {
@@ -284,7 +298,7 @@ describe('the hooks run by Copilot CLI', () => {
     const [sidecar, ...more] = sidecars(dir);
     expect(more).toEqual([]);
     expect(sidecar).toMatchObject({ agent: 'copilot', session_id: SESSION, confidence: 0.6 });
-    expect((sidecar?.provenance as Record<string, unknown>).degraded, JSON.stringify(sidecar)).toBe(false);
+    expect((sidecar!.provenance as Record<string, unknown>).degraded, JSON.stringify(sidecar)).toBe(false);
   });
 
   it('Stop with a transcript in another format: a degraded sidecar without self-report, the reason in reflection.written', () => {
@@ -297,7 +311,7 @@ describe('the hooks run by Copilot CLI', () => {
     expect([r.status, r.stdout]).toEqual([0, '']);
     const [sidecar] = sidecars(dir);
     expect(sidecar).toMatchObject({ agent: 'copilot', confidence: null });
-    expect((sidecar?.provenance as Record<string, unknown>).degraded).toBe(true);
+    expect((sidecar!.provenance as Record<string, unknown>).degraded).toBe(true);
     expect(spooled(dir)).toContain("no line of Copilot CLI's events.jsonl format");
   });
 
@@ -314,7 +328,7 @@ describe('the hooks run by Copilot CLI', () => {
     const [sidecar, ...more] = sidecars(dir);
     expect(more).toEqual([]);
     expect(sidecar).toMatchObject({ agent: 'copilot', session_id: 'f8418084-c630-4b1a-808b-8d81f7bc0736', confidence: null });
-    expect((sidecar?.provenance as Record<string, unknown>).degraded).toBe(true);
+    expect((sidecar!.provenance as Record<string, unknown>).degraded).toBe(true);
     const spool = spooled(dir);
     expect(spool).toContain('the turn ended on an error');
     expect(spool).not.toContain('"reason":"error"');

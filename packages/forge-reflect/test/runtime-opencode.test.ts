@@ -81,7 +81,7 @@ describe('opencode payloads (as the plugin sent them in opencode 1.18.33)', () =
     }
   });
 
-  it('the Stop hook\'s own event (hook arg Stop) is the turn\'s end too', () => {
+  it("the Stop hook's own event (hook arg Stop) is the turn's end too", () => {
     expect(recognise(fixture('006-session.idle.json'), 'Stop', 'opencode').type).toBe('turn.stopped');
   });
 
@@ -103,7 +103,10 @@ describe('opencode payloads (as the plugin sent them in opencode 1.18.33)', () =
   });
 
   it('an event it does not know is event.unknown, kept as opencode; a stranger payload is not taken for opencode', () => {
-    expect(recognise({ hook_event_name: 'permission.ask', session_id: SESSION }, 'permission.ask', 'opencode')).toMatchObject({ runtime: 'opencode', type: 'event.unknown' });
+    expect(recognise({ hook_event_name: 'permission.ask', session_id: SESSION }, 'permission.ask', 'opencode')).toMatchObject({
+      runtime: 'opencode',
+      type: 'event.unknown',
+    });
     expect(guessShape({ hook_event_name: 'tool.execute.after', session_id: 'not-an-opencode-id' }, '').runtime).not.toBe('opencode');
   });
 
@@ -117,8 +120,10 @@ describe('opencode payloads (as the plugin sent them in opencode 1.18.33)', () =
 
 function vendor(dir: string): void {
   mkdirSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib'), { recursive: true });
-  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
-  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib'))) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
+  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh'])
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
+  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib')))
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
 }
 
 function spooled(dir: string): string {
@@ -141,7 +146,9 @@ async function loadPlugin(dir: string, env: Record<string, string | undefined>, 
   writeFileSync(file, opencodePluginText());
   const mod = (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as Record<string, (ctx: unknown) => Promise<Hooks>>;
   expect(Object.keys(mod)).toEqual(['ForgeReflect']);
-  return withEnv(env, () => (mod.ForgeReflect as (ctx: unknown) => Promise<Hooks>)({ client, directory: dir, worktree: dir, project: { id: 'x', worktree: dir } }));
+  return withEnv(env, () =>
+    (mod.ForgeReflect as (ctx: unknown) => Promise<Hooks>)({ client, directory: dir, worktree: dir, project: { id: 'x', worktree: dir } }),
+  );
 }
 
 async function withEnv<T>(env: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
@@ -161,7 +168,15 @@ async function withEnv<T>(env: Record<string, string | undefined>, fn: () => Pro
   }
 }
 
-const ON = { REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off', FORGE_DIR: undefined, REFLECTION_DIR: undefined, FORGE_PROJECT_DIR: undefined, CLAUDE_PROJECT_DIR: undefined, QWEN_PROJECT_DIR: undefined };
+const ON = {
+  REFLECTION_MODE: 'solo',
+  FORGE_REFLECT_CLI: 'off',
+  FORGE_DIR: undefined,
+  REFLECTION_DIR: undefined,
+  FORGE_PROJECT_DIR: undefined,
+  CLAUDE_PROJECT_DIR: undefined,
+  QWEN_PROJECT_DIR: undefined,
+};
 
 /** opencode's captured session (write, `exit 3`, `echo ok`, the answer), fed to the plugin's hooks in the order opencode called them. */
 async function playSession(hooks: Hooks): Promise<void> {
@@ -208,7 +223,16 @@ describe('the plugin, driven with the hook inputs opencode gave it', () => {
     const dir = tempDir();
     vendor(dir);
     const answer = raw('0192-experimental.text.complete.json') as [unknown, { text: string }];
-    const client = { session: { messages: async () => ({ data: [{ info: { role: 'user' }, parts: [] }, { info: { role: 'assistant' }, parts: [{ type: 'text', text: answer[1].text }] }] }) } };
+    const client = {
+      session: {
+        messages: async () => ({
+          data: [
+            { info: { role: 'user' }, parts: [] },
+            { info: { role: 'assistant' }, parts: [{ type: 'text', text: answer[1].text }] },
+          ],
+        }),
+      },
+    };
     const hooks = await loadPlugin(dir, ON, client);
     await withEnv(ON, () => (hooks.event as Hook)({ event: raw('0200-event.session.idle.json') }));
     const sidecars = readdirSync(join(dir, '.forge', 'reflections')).filter((n) => n.endsWith('.reflection.json'));
@@ -224,7 +248,12 @@ describe('the plugin, driven with the hook inputs opencode gave it', () => {
     const [input, output] = raw('0005-chat.message.json') as [unknown, unknown];
     await withEnv(ON, async () => {
       await (hooks['chat.message'] as Hook)(input, output);
-      await (hooks.event as Hook)({ event: { type: 'session.error', properties: { sessionID: 'ses_dca761d0affeZj0ufZl9SAhgjE', error: { name: 'APIError', data: { message: 'model overloaded' } } } } });
+      await (hooks.event as Hook)({
+        event: {
+          type: 'session.error',
+          properties: { sessionID: 'ses_dca761d0affeZj0ufZl9SAhgjE', error: { name: 'APIError', data: { message: 'model overloaded' } } },
+        },
+      });
       await (hooks.event as Hook)({ event: idle });
       await (hooks.event as Hook)({ event: idle });
     });
@@ -247,7 +276,12 @@ describe('the plugin, driven with the hook inputs opencode gave it', () => {
     const created = raw('0003-event.session.created.json') as { properties: { info: Record<string, unknown> } };
     const child = 'ses_dca761d0affeCHILDchildCHILD';
     await withEnv(ON, async () => {
-      await (hooks.event as Hook)({ event: { type: 'session.created', properties: { sessionID: child, info: { ...created.properties.info, id: child, parentID: 'ses_dca761d0affeZj0ufZl9SAhgjE' } } } });
+      await (hooks.event as Hook)({
+        event: {
+          type: 'session.created',
+          properties: { sessionID: child, info: { ...created.properties.info, id: child, parentID: 'ses_dca761d0affeZj0ufZl9SAhgjE' } },
+        },
+      });
       const [input, output] = raw('0124-tool.execute.after.json') as [Record<string, unknown>, unknown];
       await (hooks['tool.execute.after'] as Hook)({ ...input, sessionID: child }, output);
       await (hooks.event as Hook)({ event: { type: 'session.idle', properties: { sessionID: child } } });
@@ -270,7 +304,13 @@ describe('the plugin, driven with the hook inputs opencode gave it', () => {
 
   it('never throws into opencode: bad input, a failing client, the kit missing', async () => {
     const dir = tempDir();
-    const hooks = await loadPlugin(dir, ON, { session: { messages: async () => { throw new Error('down'); } } });
+    const hooks = await loadPlugin(dir, ON, {
+      session: {
+        messages: async () => {
+          throw new Error('down');
+        },
+      },
+    });
     await withEnv(ON, async () => {
       for (const [name, hook] of Object.entries(hooks)) {
         await expect(hook(), name).resolves.toBeUndefined();
@@ -340,7 +380,7 @@ function tree(root: string): Record<string, string> {
 }
 
 describe('install / uninstall / doctor --runtime opencode (built CLI)', () => {
-  it('writes the plugin beside a user\'s own, is idempotent, and uninstall gives back every byte', () => {
+  it("writes the plugin beside a user's own, is idempotent, and uninstall gives back every byte", () => {
     const dir = gitRepo();
     mkdirSync(join(dir, '.opencode', 'plugins'), { recursive: true });
     writeFileSync(join(dir, '.opencode', 'plugins', 'mine.js'), 'export const Mine = async () => ({});\n');
@@ -372,7 +412,7 @@ describe('install / uninstall / doctor --runtime opencode (built CLI)', () => {
     expect(existsSync(join(dir, '.claude'))).toBe(false);
   });
 
-  it('refuses to replace a forge-reflect.js that is not the kit\'s; keeps an edited one at uninstall', () => {
+  it("refuses to replace a forge-reflect.js that is not the kit's; keeps an edited one at uninstall", () => {
     const dir = gitRepo();
     mkdirSync(join(dir, '.opencode', 'plugins'), { recursive: true });
     writeFileSync(join(dir, OPENCODE_PLUGIN_FILE), 'export const Theirs = async () => ({});\n');

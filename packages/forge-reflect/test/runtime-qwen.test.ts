@@ -19,7 +19,9 @@ import { cleanupTempDirs, KIT_ROOT, tempDir } from './helpers/spool.js';
 
 const DIR = join(KIT_ROOT, 'tests', 'fixtures', 'runtimes', 'qwen');
 const fixture = (name: string) => JSON.parse(readFileSync(join(DIR, name), 'utf8')) as Record<string, unknown>;
-const payloads = readdirSync(DIR).filter((n) => /^\d{3}-.*\.json$/.test(n)).sort();
+const payloads = readdirSync(DIR)
+  .filter((n) => /^\d{3}-.*\.json$/.test(n))
+  .sort();
 
 afterEach(cleanupTempDirs);
 
@@ -29,7 +31,9 @@ describe('Qwen Code registration', () => {
   const hooks = registrationValue(registrationOf(qwen)).hooks as Hooks;
 
   it('runtime/qwen/settings.json is the generated registration (drift)', () => {
-    expect(readFileSync(join(KIT_ROOT, 'runtime', 'qwen', 'settings.json'), 'utf8')).toBe(`${JSON.stringify(registrationValue(registrationOf(qwen)), null, 2)}\n`);
+    expect(readFileSync(join(KIT_ROOT, 'runtime', 'qwen', 'settings.json'), 'utf8')).toBe(
+      `${JSON.stringify(registrationValue(registrationOf(qwen)), null, 2)}\n`,
+    );
   });
 
   it('registers both tool events, Stop and the session events, timeouts in seconds (below the 1000 read as milliseconds)', () => {
@@ -59,7 +63,12 @@ const EXPECTED: Record<string, { type: string; hookEvent: string; toolName?: str
   '006-PostToolUse.json': { type: 'tool.executed', hookEvent: 'PostToolUse', toolName: 'write_file', toolUseId: 'toolu_1796194540134_qm81w149l' },
   '007-PostToolBatch.json': { type: 'event.unknown', hookEvent: 'PostToolBatch' },
   '008-UserPromptSubmit.json': { type: 'turn.continued', hookEvent: 'UserPromptSubmit' },
-  '010-PostToolUseFailure.json': { type: 'tool.failed', hookEvent: 'PostToolUseFailure', toolName: 'run_shell_command', toolUseId: 'toolu_1796194541071_7u4aut3da' },
+  '010-PostToolUseFailure.json': {
+    type: 'tool.failed',
+    hookEvent: 'PostToolUseFailure',
+    toolName: 'run_shell_command',
+    toolUseId: 'toolu_1796194541071_7u4aut3da',
+  },
   '012-UserPromptSubmit.json': { type: 'turn.continued', hookEvent: 'UserPromptSubmit' },
   '014-PostToolUse.json': { type: 'tool.executed', hookEvent: 'PostToolUse', toolName: 'run_shell_command' },
   '016-UserPromptSubmit.json': { type: 'turn.continued', hookEvent: 'UserPromptSubmit' },
@@ -130,14 +139,25 @@ describe('Qwen Code payloads', () => {
 function runAsQwen(command: string, dir: string, payload: string, env: NodeJS.ProcessEnv = {}) {
   const qwenEnv = fixture('hook-env.json') as Record<string, string>;
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir };
-  const hookEnv = { ...base, ...qwenEnv, QWEN_PROJECT_DIR: dir, CLAUDE_PROJECT_DIR: dir, GEMINI_PROJECT_DIR: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off', ...env };
+  const hookEnv = {
+    ...base,
+    ...qwenEnv,
+    QWEN_PROJECT_DIR: dir,
+    CLAUDE_PROJECT_DIR: dir,
+    GEMINI_PROJECT_DIR: dir,
+    REFLECTION_MODE: 'solo',
+    FORGE_REFLECT_CLI: 'off',
+    ...env,
+  };
   return spawnSync('bash', ['-c', command], { cwd: dir, env: hookEnv, input: payload, encoding: 'utf8' });
 }
 
 function vendor(dir: string): void {
   mkdirSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib'), { recursive: true });
-  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
-  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib'))) writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
+  for (const name of ['reflect-event-hook.sh', 'reflect-stop-hook.sh'])
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', name), readFileSync(join(KIT_ROOT, 'hooks', name)));
+  for (const name of readdirSync(join(KIT_ROOT, 'hooks', 'lib')))
+    writeFileSync(join(dir, '.claude', 'hooks', 'forge-reflect', 'lib', name), readFileSync(join(KIT_ROOT, 'hooks', 'lib', name)));
 }
 
 function spooled(dir: string): string {

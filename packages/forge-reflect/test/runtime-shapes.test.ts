@@ -26,7 +26,14 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
     agentId: null,
     cwd: '/home/dev/acme-app',
   },
-  'post-tool-use-edit.json': { runtime: 'claude-code', type: 'tool.executed', hookEvent: 'PostToolUse', sessionId: CLAUDE_SESSION, toolName: 'Edit', durationMs: 12 },
+  'post-tool-use-edit.json': {
+    runtime: 'claude-code',
+    type: 'tool.executed',
+    hookEvent: 'PostToolUse',
+    sessionId: CLAUDE_SESSION,
+    toolName: 'Edit',
+    durationMs: 12,
+  },
   'post-tool-use-failure-bash.json': {
     runtime: 'claude-code',
     type: 'tool.failed',
@@ -45,7 +52,14 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
     agentId: 'a4d2c8f1e0b3a297',
     durationMs: 3,
   },
-  'post-tool-use-write.json': { runtime: 'claude-code', type: 'tool.executed', hookEvent: 'PostToolUse', sessionId: CLAUDE_SESSION, toolName: 'Write', durationMs: 9 },
+  'post-tool-use-write.json': {
+    runtime: 'claude-code',
+    type: 'tool.executed',
+    hookEvent: 'PostToolUse',
+    sessionId: CLAUDE_SESSION,
+    toolName: 'Write',
+    durationMs: 9,
+  },
   'pre-compact.json': { runtime: 'claude-code', type: 'context.compacting', hookEvent: 'PreCompact', sessionId: CLAUDE_SESSION },
   'pre-tool-use-bash.json': { runtime: 'claude-code', type: 'event.unknown', hookEvent: 'PreToolUse', sessionId: CLAUDE_SESSION, toolName: 'Bash' },
   'session-end.json': { runtime: 'claude-code', type: 'session.ended', hookEvent: 'SessionEnd', sessionId: CLAUDE_SESSION },
@@ -66,7 +80,13 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
     cwd: '/home/dev/acme-app',
   },
   'other-runtimes/cline-task-complete.json': { runtime: 'cline', type: 'turn.stopped', hookEvent: 'TaskComplete', sessionId: CLINE_TASK },
-  'other-runtimes/codex-notify-agent-turn-complete.json': { runtime: 'codex', type: 'turn.stopped', hookEvent: 'agent-turn-complete', sessionId: CODEX_SESSION, cwd: '/home/dev/acme-app' },
+  'other-runtimes/codex-notify-agent-turn-complete.json': {
+    runtime: 'codex',
+    type: 'turn.stopped',
+    hookEvent: 'agent-turn-complete',
+    sessionId: CODEX_SESSION,
+    cwd: '/home/dev/acme-app',
+  },
   'other-runtimes/codex-post-tool-use.json': {
     runtime: 'codex',
     type: 'tool.executed',
@@ -77,8 +97,21 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   },
   'other-runtimes/codex-stop.json': { runtime: 'codex', type: 'turn.stopped', hookEvent: 'Stop', sessionId: CODEX_SESSION },
   'other-runtimes/copilot-agent-stop.json': { runtime: 'copilot', type: 'turn.stopped', hookEvent: 'agentStop', sessionId: COPILOT_SESSION },
-  'other-runtimes/copilot-post-tool-use.json': { runtime: 'copilot', type: 'tool.executed', hookEvent: 'postToolUse', sessionId: COPILOT_SESSION, toolName: 'bash' },
-  'other-runtimes/cursor-after-file-edit.json': { runtime: 'cursor', type: 'tool.executed', hookEvent: 'afterFileEdit', sessionId: CURSOR_SESSION, toolName: null, cwd: '/home/dev/acme-app' },
+  'other-runtimes/copilot-post-tool-use.json': {
+    runtime: 'copilot',
+    type: 'tool.executed',
+    hookEvent: 'postToolUse',
+    sessionId: COPILOT_SESSION,
+    toolName: 'bash',
+  },
+  'other-runtimes/cursor-after-file-edit.json': {
+    runtime: 'cursor',
+    type: 'tool.executed',
+    hookEvent: 'afterFileEdit',
+    sessionId: CURSOR_SESSION,
+    toolName: null,
+    cwd: '/home/dev/acme-app',
+  },
   'other-runtimes/cursor-after-shell-execution.json': {
     runtime: 'cursor',
     type: 'tool.executed',
@@ -89,7 +122,13 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   },
   'other-runtimes/cursor-stop.json': { runtime: 'cursor', type: 'turn.stopped', hookEvent: 'stop', sessionId: CURSOR_SESSION },
   'other-runtimes/gemini-after-agent.json': { runtime: 'gemini', type: 'turn.stopped', hookEvent: 'AfterAgent', sessionId: GEMINI_SESSION },
-  'other-runtimes/gemini-after-tool.json': { runtime: 'gemini', type: 'tool.executed', hookEvent: 'AfterTool', sessionId: GEMINI_SESSION, toolName: 'run_shell_command' },
+  'other-runtimes/gemini-after-tool.json': {
+    runtime: 'gemini',
+    type: 'tool.executed',
+    hookEvent: 'AfterTool',
+    sessionId: GEMINI_SESSION,
+    toolName: 'run_shell_command',
+  },
 };
 
 const files = referencePayloadFiles();
@@ -120,20 +159,37 @@ describe('every reference payload is recognised', () => {
 
 describe('shape rules beyond the reference files', () => {
   it('marks failed tool results of other runtimes as tool.failed', () => {
-    expect(recognise({ sessionId: 's', toolName: 'bash', toolArgs: '{}', toolResult: { resultType: 'failure', textResultForLlm: 'x' } }, '').type).toBe('tool.failed');
+    expect(recognise({ sessionId: 's', toolName: 'bash', toolArgs: '{}', toolResult: { resultType: 'failure', textResultForLlm: 'x' } }, '').type).toBe(
+      'tool.failed',
+    );
     expect(recognise({ hookName: 'PostToolUse', taskId: 't', postToolUse: { toolName: 'x', success: false } }, '').type).toBe('tool.failed');
-    expect(recognise({ session_id: 's', hook_event_name: 'AfterTool', tool_name: 'x', tool_response: { llmContent: '', error: 'boom' } }, '').type).toBe('tool.failed');
-    expect(recognise({ hook_event_name: 'postToolUseFailure', conversation_id: 'c', tool_name: 'Shell' }, '')).toMatchObject({ runtime: 'cursor', type: 'tool.failed', toolName: 'Shell' });
+    expect(recognise({ session_id: 's', hook_event_name: 'AfterTool', tool_name: 'x', tool_response: { llmContent: '', error: 'boom' } }, '').type).toBe(
+      'tool.failed',
+    );
+    expect(recognise({ hook_event_name: 'postToolUseFailure', conversation_id: 'c', tool_name: 'Shell' }, '')).toMatchObject({
+      runtime: 'cursor',
+      type: 'tool.failed',
+      toolName: 'Shell',
+    });
   });
 
   it("types a Copilot payload by the hook's registered event when it names one", () => {
-    expect(recognise({ sessionId: 's', timestamp: 1, cwd: '/r', prompt: 'hi' }, 'userPromptSubmitted')).toMatchObject({ runtime: 'copilot', type: 'prompt.submitted', hookEvent: 'userPromptSubmitted' });
+    expect(recognise({ sessionId: 's', timestamp: 1, cwd: '/r', prompt: 'hi' }, 'userPromptSubmitted')).toMatchObject({
+      runtime: 'copilot',
+      type: 'prompt.submitted',
+      hookEvent: 'userPromptSubmitted',
+    });
     expect(recognise({ sessionId: 's', timestamp: 1, cwd: '/r', reason: 'complete' }, '')).toMatchObject({ type: 'session.ended', hookEvent: 'sessionEnd' });
     expect(recognise({ sessionId: 's', toolName: 'bash', toolArgs: '{}' }, '')).toMatchObject({ type: 'event.unknown', hookEvent: 'preToolUse' });
   });
 
   it('types a pre-v1.0.41 Claude payload (no hook_event_name) by the hook argument', () => {
-    expect(recognise({ session_id: 's1', transcript_path: '/t.jsonl', stop_hook_active: false }, 'Stop')).toMatchObject({ runtime: 'claude-code', type: 'turn.stopped', hookEvent: 'Stop', sessionId: 's1' });
+    expect(recognise({ session_id: 's1', transcript_path: '/t.jsonl', stop_hook_active: false }, 'Stop')).toMatchObject({
+      runtime: 'claude-code',
+      type: 'turn.stopped',
+      hookEvent: 'Stop',
+      sessionId: 's1',
+    });
   });
 
   it('records a reflection the Stop hook wrote, with its session and agent', () => {
@@ -155,7 +211,10 @@ describe('shape rules beyond the reference files', () => {
   });
 
   it('ignores non-string ids and negative or non-numeric durations', () => {
-    expect(recognise({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 42, duration_ms: -5 }, '')).toMatchObject({ toolName: null, durationMs: null });
+    expect(recognise({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 42, duration_ms: -5 }, '')).toMatchObject({
+      toolName: null,
+      durationMs: null,
+    });
     expect(recognise({ session_id: 's', hook_event_name: 'PostToolUse', duration_ms: 12.6 }, '')).toMatchObject({ durationMs: 13 });
   });
 
@@ -178,7 +237,8 @@ describe('salvageTopLevel (payloads cut off by the size cap)', () => {
   });
 
   it('does not take a nested key for a top-level one', () => {
-    const text = '{"session_id":"s1","hook_event_name":"PostToolUse","tool_input":{"taskId":"t1","hookName":"x","tool_name":"Fake"},"tool_name":"TaskUpdate","tool_response":{"a":"cut';
+    const text =
+      '{"session_id":"s1","hook_event_name":"PostToolUse","tool_input":{"taskId":"t1","hookName":"x","tool_name":"Fake"},"tool_name":"TaskUpdate","tool_response":{"a":"cut';
     const fields = salvageTopLevel(text);
     expect(fields).not.toHaveProperty('taskId');
     expect(recognise(fields, '')).toMatchObject({ runtime: 'claude-code', toolName: 'TaskUpdate' });

@@ -8,7 +8,7 @@
  * commands: the spool envelope names the runtime and the state stays at the project.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFLECTION_MODES } from '@forge-reflect/reflection-types';
@@ -107,7 +107,7 @@ describe.each([
 });
 
 describe('Claude Code: a BASH_ENV of the user', () => {
-  it('is not run by the hook\'s bash: nothing of it reaches the hook\'s stdout, and the hook still runs', () => {
+  it("is not run by the hook's bash: nothing of it reaches the hook's stdout, and the hook still runs", () => {
     const repo = fakeRepo('bash env');
     const marker = join(repo, '..', 'bash-env-ran');
     const bashEnv = join(repo, '..', 'bash-env.sh');
@@ -135,7 +135,12 @@ describe('Codex runs hooks in the session cwd with no project variable', () => {
   it('POSIX sh too (newer Codex may run hooks with /bin/sh -lc)', () => {
     const repo = fakeRepo('plain sh');
     const out = join(repo, '..', 'out');
-    const run = spawnSync('sh', ['-c', codex.command('stop', 'Stop')], { cwd: join(repo, 'src'), env: { PATH: process.env.PATH, FAKE_OUT: out }, input: '{}', encoding: 'utf8' });
+    const run = spawnSync('sh', ['-c', codex.command('stop', 'Stop')], {
+      cwd: join(repo, 'src'),
+      env: { PATH: process.env.PATH, FAKE_OUT: out },
+      input: '{}',
+      encoding: 'utf8',
+    });
     expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(readFileSync(out, 'utf8')).toContain(`args=codex\nproject=${repo}\n`);
     const none = spawnSync('sh', ['-c', codex.command('stop', 'Stop')], { cwd: tempDir('forge none '), env: { PATH: process.env.PATH }, encoding: 'utf8' });
@@ -143,7 +148,11 @@ describe('Codex runs hooks in the session cwd with no project variable', () => {
   });
   it('a copied Claude command would not find the hooks (why Codex gets its own)', () => {
     const repo = fakeRepo('copied');
-    const run = spawnSync('bash', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: process.env.PATH, REFLECTION_MODE: 'solo' }, encoding: 'utf8' });
+    const run = spawnSync('bash', ['-c', claudeCode.command('event', 'PostToolUse')], {
+      cwd: repo,
+      env: { PATH: process.env.PATH, REFLECTION_MODE: 'solo' },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(127);
   });
 });
@@ -180,20 +189,28 @@ describe('Claude Code: with the mode off the command starts nothing', () => {
     const spy = spyPath();
     for (const mode of ['solo', 'orchestrated']) {
       const out = join(repo, '..', `out-${mode}`);
-      const run = spawnSync('sh', ['-c', claudeCode.command('event', 'PostToolUse')], { cwd: repo, env: { PATH: spy.path, CLAUDE_PROJECT_DIR: repo, FAKE_OUT: out, REFLECTION_MODE: mode }, input: '{}', encoding: 'utf8' });
+      const run = spawnSync('sh', ['-c', claudeCode.command('event', 'PostToolUse')], {
+        cwd: repo,
+        env: { PATH: spy.path, CLAUDE_PROJECT_DIR: repo, FAKE_OUT: out, REFLECTION_MODE: mode },
+        input: '{}',
+        encoding: 'utf8',
+      });
       expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
       expect(readFileSync(out, 'utf8')).toContain(`mode=${mode}\n`);
     }
     expect(readFileSync(spy.log, 'utf8')).toBe('bash\nbash\n');
   });
 
-  it('the modes in the command are the hooks\' own: REFLECTION_MODES without off, as in each script\'s first check', () => {
+  it("the modes in the command are the hooks' own: REFLECTION_MODES without off, as in each script's first check", () => {
     const command = claudeCode.command('event', 'PostToolUse');
     const inCommand = /case "\$REFLECTION_MODE" in ([a-z|]+)\)/.exec(command)?.[1]?.split('|');
     expect(inCommand).toEqual(REFLECTION_MODES.filter((m) => m !== 'off'));
     for (const script of ['reflect-event-hook.sh', 'reflect-stop-hook.sh']) {
       const text = readFileSync(join(KIT_ROOT, 'hooks', script), 'utf8');
-      const inScript = /case "\$\{REFLECTION_MODE:-\}" in ([a-z |]+)\)/.exec(text)?.[1]?.split('|').map((m) => m.trim());
+      const inScript = /case "\$\{REFLECTION_MODE:-\}" in ([a-z |]+)\)/
+        .exec(text)?.[1]
+        ?.split('|')
+        .map((m) => m.trim());
       expect(inScript, script).toEqual(inCommand);
     }
   });
@@ -228,7 +245,12 @@ describe('the real vendored hooks through the Codex and Gemini commands', () => 
     const hooks = JSON.parse(readFileSync(join(repo, '.codex', 'hooks.json'), 'utf8'));
     const command = hooks.hooks.PostToolUse[0].hooks[0].command as string;
     mkdirSync(join(repo, 'pkg'), { recursive: true });
-    const run = spawnSync('/bin/bash', ['-c', command], { cwd: join(repo, 'pkg'), env: { PATH: process.env.PATH, HOME: process.env.HOME, REFLECTION_MODE: 'solo' }, input: payload('codex', 'PostToolUse.2.Bash.exit1.json'), encoding: 'utf8' });
+    const run = spawnSync('/bin/bash', ['-c', command], {
+      cwd: join(repo, 'pkg'),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, REFLECTION_MODE: 'solo' },
+      input: payload('codex', 'PostToolUse.2.Bash.exit1.json'),
+      encoding: 'utf8',
+    });
     expect(run).toMatchObject({ status: 0, stdout: '' });
     const envelopes = spooledEnvelopes(join(repo, '.forge'));
     expect(envelopes).toHaveLength(1);
@@ -245,7 +267,12 @@ describe('the real vendored hooks through the Codex and Gemini commands', () => 
     const run = (mode: string | undefined) => {
       const hookEnv = geminiLoadExpand(handler.env.REFLECTION_MODE, { REFLECTION_MODE: mode });
       const text = geminiLoadExpand(handler.command, { PATH: process.env.PATH }).replace(/\$GEMINI_PROJECT_DIR/g, shellQuote(repo));
-      return spawnSync('bash', ['-c', text], { cwd: repo, env: { PATH: process.env.PATH, HOME: process.env.HOME, GEMINI_PROJECT_DIR: repo, REFLECTION_MODE: hookEnv }, input: payload('gemini', 'AfterTool.run_shell_command.exit1.json'), encoding: 'utf8' });
+      return spawnSync('bash', ['-c', text], {
+        cwd: repo,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, GEMINI_PROJECT_DIR: repo, REFLECTION_MODE: hookEnv },
+        input: payload('gemini', 'AfterTool.run_shell_command.exit1.json'),
+        encoding: 'utf8',
+      });
     };
     expect(run(undefined)).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(existsSync(join(repo, '.forge', 'spool'))).toBe(false);

@@ -45,8 +45,10 @@ function tree(root: string): Record<string, string> {
   return out;
 }
 
-const USER_CODEX = '{\n    "description": "team hooks",\n    "hooks": {\n        "PostToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./lint.sh", "timeout": 5 } ] } ]\n    }\n}\n';
-const USER_GEMINI = '{\r\n\t"general": {"vimMode": true},\r\n\t"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}\r\n}\r\n';
+const USER_CODEX =
+  '{\n    "description": "team hooks",\n    "hooks": {\n        "PostToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./lint.sh", "timeout": 5 } ] } ]\n    }\n}\n';
+const USER_GEMINI =
+  '{\r\n\t"general": {"vimMode": true},\r\n\t"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}\r\n}\r\n';
 
 describe('install --runtime codex and gemini next to a user’s own files', () => {
   it('registers in .codex/hooks.json and .gemini/settings.json, keeps theirs, and uninstall gives back every byte', () => {
@@ -105,7 +107,10 @@ describe('install --runtime codex and gemini next to a user’s own files', () =
     for (const old of [older, `${older} claude-code`]) {
       const dir = repo();
       mkdirSync(join(dir, '.claude'));
-      writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: old, timeout: 30 }] }] } }, null, 2));
+      writeFileSync(
+        join(dir, '.claude', 'settings.json'),
+        JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: old, timeout: 30 }] }] } }, null, 2),
+      );
       const out = cli(['install'], dir);
       expect(out.stdout).toContain('removed an older forge-reflect command');
       const stop = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')).hooks.Stop;
@@ -202,10 +207,16 @@ describe('report and events by runtime', () => {
     expect(codexRun).toMatchObject({ status: 0, stdout: '' });
     const geminiStop = JSON.parse(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')).hooks.AfterAgent[0].hooks[0].command as string;
     const text = geminiStop.replace(/\$GEMINI_PROJECT_DIR/g, `'${dir}'`);
-    const geminiRun = spawnSync('bash', ['-c', text], { cwd: dir, env: { ...env, GEMINI_PROJECT_DIR: dir }, input: readFileSync(join(fixtures, 'gemini', 'AfterAgent.json')), encoding: 'utf8' });
+    const geminiRun = spawnSync('bash', ['-c', text], {
+      cwd: dir,
+      env: { ...env, GEMINI_PROJECT_DIR: dir },
+      input: readFileSync(join(fixtures, 'gemini', 'AfterAgent.json')),
+      encoding: 'utf8',
+    });
     expect(geminiRun).toMatchObject({ status: 0, stdout: '' });
 
-    const rows = (runtime: string) => (JSON.parse(cli(['report', '--runtime', runtime, '--json'], dir).stdout) as { rows: Array<{ agent: string; session_id: string }> }).rows;
+    const rows = (runtime: string) =>
+      (JSON.parse(cli(['report', '--runtime', runtime, '--json'], dir).stdout) as { rows: Array<{ agent: string; session_id: string }> }).rows;
     expect(rows('codex').map((r) => [r.agent, r.session_id])).toEqual([['codex', '01a20904-b3c8-7790-90fd-32e2f57eeda2']]);
     expect(rows('gemini').map((r) => [r.agent, r.session_id])).toEqual([['gemini', 'e797f0ca-f1d0-4e67-a354-9fbd1854803a']]);
     expect(rows('claude-code')).toEqual([]);

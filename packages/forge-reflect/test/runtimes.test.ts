@@ -41,13 +41,20 @@ describe('the hook map and the registrations generated from it', () => {
 
   it('Claude commands pass the runtime to the hook', () => {
     const hooks = registrationValue(registrationOf(claudeCode)).hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>;
-    expect(hooks.PostToolUse?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) LC_ALL=C BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-event-hook.sh PostToolUse claude-code;; esac');
-    expect(hooks.Stop?.[0]?.hooks[0]?.command).toBe('case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac');
+    expect(hooks.PostToolUse?.[0]?.hooks[0]?.command).toBe(
+      'case "$REFLECTION_MODE" in solo|orchestrated) LC_ALL=C BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-event-hook.sh PostToolUse claude-code;; esac',
+    );
+    expect(hooks.Stop?.[0]?.hooks[0]?.command).toBe(
+      'case "$REFLECTION_MODE" in solo|orchestrated) BASH_ENV= exec bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/forge-reflect/reflect-stop-hook.sh claude-code;; esac',
+    );
   });
 
   it('Codex: only event names Codex knows, seconds within its limits (SessionEnd and Interrupt at most 3)', () => {
     const known = new Set(Object.values(fixture('codex', 'schema-summary.json')).map((e) => (e as { hook_event_name: string }).hook_event_name));
-    const hooks = registrationValue(registrationOf(codex)).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ timeout: number; command: string }> }>>;
+    const hooks = registrationValue(registrationOf(codex)).hooks as Record<
+      string,
+      Array<{ matcher?: string; hooks: Array<{ timeout: number; command: string }> }>
+    >;
     expect(Object.keys(hooks).length).toBeGreaterThan(5);
     for (const [event, groups] of Object.entries(hooks)) {
       expect(known.has(event), event).toBe(true);
@@ -75,14 +82,28 @@ describe('the hook map and the registrations generated from it', () => {
     expect(after.name).toBe('forge-reflect');
     // Bare $GEMINI_PROJECT_DIR (Gemini inserts it already quoted) and no other $ variable.
     expect(after.command).not.toContain('"$GEMINI_PROJECT_DIR"');
-    expect(String(after.command).match(/\$\{?\w+/g)?.every((v) => v === '$GEMINI_PROJECT_DIR')).toBe(true);
+    expect(
+      String(after.command)
+        .match(/\$\{?\w+/g)
+        ?.every((v) => v === '$GEMINI_PROJECT_DIR'),
+    ).toBe(true);
     expect(after.command).toMatch(/reflect-event-hook\.sh AfterTool gemini; exit 0$/);
   });
 
-  it('every role names a kit hook, and the Stop role (and a model error\'s end) is served by the stop hook everywhere', () => {
+  it("every role names a kit hook, and the Stop role (and a model error's end) is served by the stop hook everywhere", () => {
     for (const runtime of ['claude-code', 'codex', 'gemini', 'qwen', 'cline'] as const) {
-      const stops = bindingsFor(runtime).filter((b) => b.hook === 'stop').map((b) => b.event);
-      expect(stops).toEqual({ 'claude-code': ['Stop', 'StopFailure'], codex: ['Stop'], gemini: ['AfterAgent'], qwen: ['Stop', 'StopFailure'], cline: ['TaskComplete', 'TaskError'] }[runtime]);
+      const stops = bindingsFor(runtime)
+        .filter((b) => b.hook === 'stop')
+        .map((b) => b.event);
+      expect(stops).toEqual(
+        {
+          'claude-code': ['Stop', 'StopFailure'],
+          codex: ['Stop'],
+          gemini: ['AfterAgent'],
+          qwen: ['Stop', 'StopFailure'],
+          cline: ['TaskComplete', 'TaskError'],
+        }[runtime],
+      );
     }
     expect(new Set(HOOK_MAP.map((r) => r.role)).size).toBe(HOOK_MAP.length);
   });
@@ -117,9 +138,23 @@ const CODEX: Record<string, Want> = {
   'SessionStart.after-compact.json': { runtime: 'codex', type: 'context.compacted', hookEvent: 'SessionStart' },
   'UserPromptSubmit.json': { runtime: 'codex', type: 'prompt.submitted', hookEvent: 'UserPromptSubmit' },
   'PreToolUse.2.Bash.json': { runtime: 'codex', type: 'event.unknown', hookEvent: 'PreToolUse', toolName: 'Bash', toolUseId: 'call_2' },
-  'PostToolUse.1.apply_patch.json': { runtime: 'codex', type: 'tool.executed', hookEvent: 'PostToolUse', toolName: 'apply_patch', toolUseId: 'call_1', durationMs: 300 },
+  'PostToolUse.1.apply_patch.json': {
+    runtime: 'codex',
+    type: 'tool.executed',
+    hookEvent: 'PostToolUse',
+    toolName: 'apply_patch',
+    toolUseId: 'call_1',
+    durationMs: 300,
+  },
   // The payload alone cannot tell the failure (the drain reads the rollout): see below.
-  'PostToolUse.2.Bash.exit1.json': { runtime: 'codex', type: 'tool.executed', hookEvent: 'PostToolUse', toolName: 'Bash', toolUseId: 'call_2', durationMs: null },
+  'PostToolUse.2.Bash.exit1.json': {
+    runtime: 'codex',
+    type: 'tool.executed',
+    hookEvent: 'PostToolUse',
+    toolName: 'Bash',
+    toolUseId: 'call_2',
+    durationMs: null,
+  },
   'PostToolUse.3.Bash.exit0.json': { runtime: 'codex', type: 'tool.executed', hookEvent: 'PostToolUse', toolName: 'Bash', toolUseId: 'call_3' },
   'PreCompact.json': { runtime: 'codex', type: 'context.compacting', hookEvent: 'PreCompact' },
   'Stop.json': { runtime: 'codex', type: 'turn.stopped', hookEvent: 'Stop' },
@@ -179,7 +214,10 @@ describe("Gemini's failure signal", () => {
   it('the Exit Code line of the trailer; absent when 0', () => {
     expect(geminiToolOutcome(shell('Output: x\nExit Code: 2\nProcess Group PGID: 9'))).toEqual({ failed: true, exitCode: 2 });
     expect(geminiToolOutcome(shell('Output: x\nProcess Group PGID: 9'))).toEqual({ failed: false, exitCode: null });
-    expect(geminiToolOutcome(shell('Output: x\nError: spawn failed\nExit Code: 127\nSignal: (none)'.replace('\nSignal: (none)', '')))).toMatchObject({ failed: true, exitCode: 127 });
+    expect(geminiToolOutcome(shell('Output: x\nError: spawn failed\nExit Code: 127\nSignal: (none)'.replace('\nSignal: (none)', '')))).toMatchObject({
+      failed: true,
+      exitCode: 127,
+    });
   });
   it("an Exit Code line inside the command's own output does not count", () => {
     expect(geminiToolOutcome(shell('Output: Exit Code: 1\nall good\nProcess Group PGID: 9')).failed).toBe(false);
@@ -206,7 +244,12 @@ function rolloutLine(id: string, status: string, exitCode: number, nanos: number
   return `${JSON.stringify({
     timestamp: '2026-11-23T15:27:13.000Z',
     type: 'event_msg',
-    payload: { type: 'item_completed', thread_id: 't', turn_id: turn, item: { type: 'CommandExecution', id, command: ['/bin/bash', '-lc', 'x'], status, exit_code: exitCode, duration: { secs: 1, nanos } } },
+    payload: {
+      type: 'item_completed',
+      thread_id: 't',
+      turn_id: turn,
+      item: { type: 'CommandExecution', id, command: ['/bin/bash', '-lc', 'x'], status, exit_code: exitCode, duration: { secs: 1, nanos } },
+    },
   })}\n`;
 }
 
@@ -231,7 +274,11 @@ describe("Codex's failure signal: the rollout's item_completed line", () => {
     const filler = `${JSON.stringify({ type: 'response_item', payload: { type: 'function_call_output', output: 'x'.repeat(5000) } })}\n`;
     const path = writeRollout(
       dir,
-      rolloutLine('call_2', 'completed', 0, 0, 'older-turn') + filler.repeat(300) + rolloutLine('call_2', 'failed', 1, 5e8) + rolloutLine('call_3', 'completed', 0, 1e6) + filler,
+      rolloutLine('call_2', 'completed', 0, 0, 'older-turn') +
+        filler.repeat(300) +
+        rolloutLine('call_2', 'failed', 1, 5e8) +
+        rolloutLine('call_3', 'completed', 0, 1e6) +
+        filler,
     );
     const wanted = [
       { id: 'call_2', turnId: '01a20904-b427-7852-9628-71cd28b36ea5' },
@@ -243,7 +290,9 @@ describe("Codex's failure signal: the rollout's item_completed line", () => {
     expect(found.get(outcomeKey(wanted[1]!))).toEqual({ status: 'completed', exitCode: 0, durationMs: 1001 });
     expect(found.has(outcomeKey(wanted[2]!))).toBe(false);
     // The older turn's call_2 is found only when asked for that turn.
-    expect(readRolloutOutcomes(path, [{ id: 'call_2', turnId: 'older-turn' }]).get(outcomeKey({ id: 'call_2', turnId: 'older-turn' }))?.status).toBe('completed');
+    expect(readRolloutOutcomes(path, [{ id: 'call_2', turnId: 'older-turn' }]).get(outcomeKey({ id: 'call_2', turnId: 'older-turn' }))?.status).toBe(
+      'completed',
+    );
   });
 
   it('bounded: a line further back than the window stays unknown; only rollout-*.jsonl paths are read', () => {
@@ -260,16 +309,38 @@ describe("Codex's failure signal: the rollout's item_completed line", () => {
 });
 
 function row(over: Partial<EventRow>): EventRow {
-  return { id: 'x', session_id: 's', agent_id: null, ts: '2026-11-23T15:26:49.993000Z', runtime: 'gemini', type: 'session.ended', hook_event: 'SessionEnd', tool_name: null, tool_use_id: null, duration_ms: null, cwd: null, payload: '{"reason":"exit"}', truncated: 0, ...over };
+  return {
+    id: 'x',
+    session_id: 's',
+    agent_id: null,
+    ts: '2026-11-23T15:26:49.993000Z',
+    runtime: 'gemini',
+    type: 'session.ended',
+    hook_event: 'SessionEnd',
+    tool_name: null,
+    tool_use_id: null,
+    duration_ms: null,
+    cwd: null,
+    payload: '{"reason":"exit"}',
+    truncated: 0,
+    ...over,
+  };
 }
 
 describe('the drain, per runtime', () => {
   it('Gemini SessionEnd three times on /quit: the repeats within 10 s are not stored again; a later end is', () => {
-    const rows = [row({ id: 'a' }), row({ id: 'b', ts: '2026-11-23T15:26:50.100000Z' }), row({ id: 'c', ts: '2026-11-23T15:26:50.200000Z' }), row({ id: 'd', ts: '2026-11-23T16:00:00.000000Z' })];
+    const rows = [
+      row({ id: 'a' }),
+      row({ id: 'b', ts: '2026-11-23T15:26:50.100000Z' }),
+      row({ id: 'c', ts: '2026-11-23T15:26:50.200000Z' }),
+      row({ id: 'd', ts: '2026-11-23T16:00:00.000000Z' }),
+    ];
     const repeats = repeatedSessionEnds(rows, () => undefined);
     expect([...repeats].map((r) => r.id)).toEqual(['b', 'c']);
     // One already in the log counts too; another session or reason does not.
-    const logged = repeatedSessionEnds([row({ id: 'e', ts: '2026-11-23T15:26:51.000000Z' }), row({ id: 'f', session_id: 'other' })], (s) => (s === 's' ? { ts: '2026-11-23T15:26:49.993000Z', payload: '{"reason":"exit"}' } : undefined));
+    const logged = repeatedSessionEnds([row({ id: 'e', ts: '2026-11-23T15:26:51.000000Z' }), row({ id: 'f', session_id: 'other' })], (s) =>
+      s === 's' ? { ts: '2026-11-23T15:26:49.993000Z', payload: '{"reason":"exit"}' } : undefined,
+    );
     expect([...logged].map((r) => r.id)).toEqual(['e']);
     expect(repeatedSessionEnds([row({ runtime: 'claude-code' }), row({ runtime: 'claude-code', id: 'y' })], () => undefined).size).toBe(0);
   });
@@ -277,10 +348,21 @@ describe('the drain, per runtime', () => {
   it('Codex tool calls take failure and duration from the rollout; unknown stays tool.executed', () => {
     const p = fixture('codex', 'PostToolUse.2.Bash.exit1.json');
     const mk = (id: string, payload: Record<string, unknown>) =>
-      row({ id, runtime: 'codex', type: 'tool.executed', hook_event: 'PostToolUse', tool_use_id: payload.tool_use_id as string, payload: JSON.stringify(payload) });
+      row({
+        id,
+        runtime: 'codex',
+        type: 'tool.executed',
+        hook_event: 'PostToolUse',
+        tool_use_id: payload.tool_use_id as string,
+        payload: JSON.stringify(payload),
+      });
     // A truncated payload is stored as its text: transcript_path and turn_id come before the output.
     const cut = JSON.stringify({ ...fixture('codex', 'PostToolUse.2.Bash.exit1.json'), tool_use_id: 'call_2' }).slice(0, -40);
-    const rows = [mk('1', p), mk('2', fixture('codex', 'PostToolUse.3.Bash.exit0.json')), { ...mk('3', p), payload: JSON.stringify(cut), truncated: 1 as const }];
+    const rows = [
+      mk('1', p),
+      mk('2', fixture('codex', 'PostToolUse.3.Bash.exit0.json')),
+      { ...mk('3', p), payload: JSON.stringify(cut), truncated: 1 as const },
+    ];
     const reads: string[] = [];
     enrichCodexToolCalls(rows, (path, wanted) => {
       reads.push(path);
@@ -302,7 +384,10 @@ describe('the drain, per runtime', () => {
       const name = `${String(us)}-77-${(us % 0xffff).toString(16).padStart(4, '0')}.event`;
       const dir = join(state, 'spool');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, name), `${JSON.stringify({ v: 1, source: 'event-hook', event, runtime, received_us: us, pid: 77, cwd: '/r' })}\n${JSON.stringify(payload)}`);
+      writeFileSync(
+        join(dir, name),
+        `${JSON.stringify({ v: 1, source: 'event-hook', event, runtime, received_us: us, pid: 77, cwd: '/r' })}\n${JSON.stringify(payload)}`,
+      );
     };
     const withRollout = (name: string) => ({ ...fixture('codex', name), transcript_path: rollout });
     spool('codex', 'SessionStart', withRollout('SessionStart.json'));

@@ -69,9 +69,7 @@ describe("schemaProblems('reflection.v1', …)", () => {
         (d.provenance as Record<string, unknown>).extra = 1;
       }),
     );
-    expect(problems).toEqual([
-      { path: '/provenance/extra', rule: 'additionalProperties', message: 'is not allowed (unknown key)' },
-    ]);
+    expect(problems).toEqual([{ path: '/provenance/extra', rule: 'additionalProperties', message: 'is not allowed (unknown key)' }]);
     expect(rules(schemaProblems('reflection.v1', { ...SIDECAR, extra: true }))).toEqual(['/extra additionalProperties']);
   });
 
@@ -82,9 +80,7 @@ describe("schemaProblems('reflection.v1', …)", () => {
         (d.risk as Record<string, unknown>).surface = 'critical';
       }),
     );
-    expect(problems).toEqual([
-      { path: '/risk/surface', rule: 'enum', message: `must be one of ${REVIEW_SURFACES.map((s) => `"${s}"`).join(', ')}` },
-    ]);
+    expect(problems).toEqual([{ path: '/risk/surface', rule: 'enum', message: `must be one of ${REVIEW_SURFACES.map((s) => `"${s}"`).join(', ')}` }]);
     const mode = schemaProblems(
       'reflection.v1',
       sidecar((d) => {
@@ -152,8 +148,6 @@ describe("schemaProblems('reflection.v1', …)", () => {
   it('validates the self-report input schema too', () => {
     const input = { confidence: 0.5, most_likely_wrong: { surface: 'docs', description: 'typo' }, known_not_in_diff: null };
     expect(schemaProblems('reflection-input.v1', input)).toEqual([]);
-    expect(schemaProblems('reflection-input.v1', { ...input, confidence: null })).toEqual([
-      { path: '/confidence', rule: 'type', message: 'must be number' },
-    ]);
+    expect(schemaProblems('reflection-input.v1', { ...input, confidence: null })).toEqual([{ path: '/confidence', rule: 'type', message: 'must be number' }]);
   });
 });

@@ -49,4 +49,3 @@ describe('zod at run time', () => {
     expect(withZod('cli.js')).toBe(false);
   });
 });
-

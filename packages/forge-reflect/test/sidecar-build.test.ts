@@ -19,11 +19,13 @@ const facts = (selfReport: object): SidecarFacts => ({
 
 describe('buildSidecar', () => {
   it('redacts secrets the agent pasted into its self-report, keeping the rest of the text', () => {
-    const built = buildSidecar(facts({
-      confidence: 0.6,
-      most_likely_wrong: { surface: 'auth', description: 'rotated AKIAIOSFODNN7EXAMPLE; password=hunter2secret still in config' },
-      known_not_in_diff: 'prod key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
-    }));
+    const built = buildSidecar(
+      facts({
+        confidence: 0.6,
+        most_likely_wrong: { surface: 'auth', description: 'rotated AKIAIOSFODNN7EXAMPLE; password=hunter2secret still in config' },
+        known_not_in_diff: 'prod key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
+      }),
+    );
     const text = JSON.stringify(built.sidecar);
     for (const secret of ['AKIAIOSFODNN7EXAMPLE', 'hunter2secret', 'sk-ant-api03-abcdefghij']) expect(text).not.toContain(secret);
     expect(built.sidecar.most_likely_wrong?.description).toMatch(/^rotated \[REDACTED:[a-z_]+\]; password=\[REDACTED:[a-z_]+\] still in config$/);
@@ -72,12 +74,24 @@ describe('buildSidecar checks with the generated validators, as the CLI reads', 
   it('refuses a self-report that breaks the schema with every problem (up to three): JSON Pointer and rule, as `forge-reflect validate` words them', () => {
     const cases: Array<[object, string]> = [
       [{ confidence: 1.5, most_likely_wrong: { surface: 'auth', description: 'x' }, known_not_in_diff: null }, '/confidence: must be <= 1'],
-      [{ confidence: 0.5, most_likely_wrong: { surface: 'db', description: 'x' }, known_not_in_diff: null }, '/most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"'],
+      [
+        { confidence: 0.5, most_likely_wrong: { surface: 'db', description: 'x' }, known_not_in_diff: null },
+        '/most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"',
+      ],
       [{ confidence: 0.5, most_likely_wrong: { surface: 'ui', description: 'x' } }, '/known_not_in_diff: is required'],
-      [{ confidence: 0.5, most_likely_wrong: { surface: 'ui', description: 'x' }, known_not_in_diff: null, mood: 'fine' }, '/mood: is not allowed (unknown key)'],
+      [
+        { confidence: 0.5, most_likely_wrong: { surface: 'ui', description: 'x' }, known_not_in_diff: null, mood: 'fine' },
+        '/mood: is not allowed (unknown key)',
+      ],
       [{ confidence: '0.5', most_likely_wrong: { surface: 'ui', description: 'x' }, known_not_in_diff: null }, '/confidence: must be number'],
-      [{ confidence: 7, most_likely_wrong: { surface: 'ai', description: 'x' } }, '/known_not_in_diff: is required; /confidence: must be <= 1; /most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"'],
-      [{ confidence: 7, most_likely_wrong: 1, a: 1, b: 2 }, '/known_not_in_diff: is required; /a: is not allowed (unknown key); /b: is not allowed (unknown key); and 2 more'],
+      [
+        { confidence: 7, most_likely_wrong: { surface: 'ai', description: 'x' } },
+        '/known_not_in_diff: is required; /confidence: must be <= 1; /most_likely_wrong/surface: must be one of "auth", "data", "infra", "ui", "build", "test", "docs", "none"',
+      ],
+      [
+        { confidence: 7, most_likely_wrong: 1, a: 1, b: 2 },
+        '/known_not_in_diff: is required; /a: is not allowed (unknown key); /b: is not allowed (unknown key); and 2 more',
+      ],
     ];
     for (const [report, reason] of cases) {
       const built = buildSidecar(facts(report));
@@ -112,7 +126,26 @@ describe('cleanText', () => {
       const text = `a${String.fromCharCode(c)}b`;
       expect(cleanText(text), `U+${c.toString(16)}`).toBe(byRegex(text));
     }
-    const alphabet = ['a', ' ', '\t', '\n', '\r', '\u0000', '\u001b', '\u007f', '\u0085', '\u009f', '\u00a0', '\u202a', '\u202e', '\u202f', '\u2066', '\u2069', '\u206a', 'é'];
+    const alphabet = [
+      'a',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\u0000',
+      '\u001b',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+      '\u00a0',
+      '\u202a',
+      '\u202e',
+      '\u202f',
+      '\u2066',
+      '\u2069',
+      '\u206a',
+      'é',
+    ];
     const rand = mulberry32(7);
     const next = (n: number) => Math.floor(rand() * n);
     let changed = 0;

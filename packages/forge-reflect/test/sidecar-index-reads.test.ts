@@ -23,9 +23,18 @@ afterEach(() => {
 
 function sidecar(i: number): string {
   return JSON.stringify({
-    schema: 'reflection.v1', task_ref: `acme#${i}`, agent: 'claude-code', session_id: `s-${i}`, timestamp: `2026-01-01T00:00:0${i}Z`, repo: 'acme',
-    confidence: 0.5, most_likely_wrong: null, known_not_in_diff: null, risk: { needs_review: false, score: 0, surface: 'none', reason: 'no risky surface in 1 file(s)' },
-    files_changed: ['src/util.ts'], provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
+    schema: 'reflection.v1',
+    task_ref: `acme#${i}`,
+    agent: 'claude-code',
+    session_id: `s-${i}`,
+    timestamp: `2026-01-01T00:00:0${i}Z`,
+    repo: 'acme',
+    confidence: 0.5,
+    most_likely_wrong: null,
+    known_not_in_diff: null,
+    risk: { needs_review: false, score: 0, surface: 'none', reason: 'no risky surface in 1 file(s)' },
+    files_changed: ['src/util.ts'],
+    provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
   });
 }
 
@@ -68,7 +77,12 @@ describe('the sidecar index, file by file', () => {
       vi.mocked(fs.readSync).mockClear();
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 5, unchanged_dirs: 0, read: 5, removed: 0 });
       expect(vi.mocked(fs.readSync)).toHaveBeenCalledTimes(5);
-      const rows = log.db.prepare('SELECT path, size, valid, files FROM sidecar_files ORDER BY path').all() as Array<{ path: string; size: number; valid: number; files: string }>;
+      const rows = log.db.prepare('SELECT path, size, valid, files FROM sidecar_files ORDER BY path').all() as Array<{
+        path: string;
+        size: number;
+        valid: number;
+        files: string;
+      }>;
       expect(rows.map((r) => [r.size, r.valid])).toEqual(rows.map((r) => [fs.statSync(r.path).size, 1]));
       expect(JSON.parse(String(rows.find((r) => r.path.endsWith('9-s.reflection.json'))?.files))).toHaveLength(4000);
       expect(big.length).toBeGreaterThan(64 * 1024);
@@ -91,7 +105,12 @@ describe('the sidecar index, file by file', () => {
       vi.mocked(fs.openSync).mockClear();
       expect(indexSidecars(log.db, [dir])).toEqual({ files: 3, unchanged_dirs: 0, read: 1, removed: 0 });
       expect(vi.mocked(fs.statSync).mock.calls.filter(isSidecarPath)).toHaveLength(3);
-      expect(vi.mocked(fs.openSync).mock.calls.filter(isSidecarPath).map((c) => String(c[0]))).toEqual([join(dir, '1-s.reflection.json')]);
+      expect(
+        vi
+          .mocked(fs.openSync)
+          .mock.calls.filter(isSidecarPath)
+          .map((c) => String(c[0])),
+      ).toEqual([join(dir, '1-s.reflection.json')]);
     } finally {
       log.close();
     }
@@ -121,7 +140,7 @@ describe('the sidecar index, file by file', () => {
     }
   });
 
-  it('does not index an entry that can be neither opened nor stat\'ed (a link loop)', () => {
+  it("does not index an entry that can be neither opened nor stat'ed (a link loop)", () => {
     const { dir, log } = setup(1);
     try {
       fs.symlinkSync('7-s.reflection.json', join(dir, '7-s.reflection.json'));

@@ -30,12 +30,23 @@ function corpus(n: number): string[] {
       mkdirSync(path); // not a regular file: no row
     } else if (i % 313 !== 11) {
       // (every 313th is never written: gone)
-      writeFileSync(path, JSON.stringify({
-        schema: 'reflection.v1', task_ref: `acme#${i}`, agent: 'claude-code', session_id: `s-${i % 7}`, timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.5Z`,
-        repo: 'acme', confidence: 0.5, most_likely_wrong: null, known_not_in_diff: null,
-        risk: { needs_review: false, score: 0.1, surface: 'docs', reason: 'docs surface' }, files_changed: [`docs/${i}.md`],
-        provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
-      }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          schema: 'reflection.v1',
+          task_ref: `acme#${i}`,
+          agent: 'claude-code',
+          session_id: `s-${i % 7}`,
+          timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.5Z`,
+          repo: 'acme',
+          confidence: 0.5,
+          most_likely_wrong: null,
+          known_not_in_diff: null,
+          risk: { needs_review: false, score: 0.1, surface: 'docs', reason: 'docs surface' },
+          files_changed: [`docs/${i}.md`],
+          provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
+        }),
+      );
     }
   }
   return paths;
@@ -74,7 +85,10 @@ describe('the sidecar reader', () => {
     const dir = dirname(paths[0] as string);
     const state = join(dirname(dir), 'state');
     mkdirSync(state);
-    const r = spawnSync(process.execPath, [CLI, 'report', '--dir', dir, '--json', '--limit', '0'], { encoding: 'utf8', env: { ...process.env, FORGE_DIR: state } });
+    const r = spawnSync(process.execPath, [CLI, 'report', '--dir', dir, '--json', '--limit', '0'], {
+      encoding: 'utf8',
+      env: { ...process.env, FORGE_DIR: state },
+    });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     const inline = [...built.readSidecarRows(paths, { worker: false })];

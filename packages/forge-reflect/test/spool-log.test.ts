@@ -43,7 +43,18 @@ describe('scanAt: a whole record', () => {
     expect(s.kind).toBe('record');
     if (s.kind !== 'record') return;
     expect(s.id).toBe(r.id);
-    expect(s.env).toMatchObject({ v: 1, id: r.id, source: 'event-hook', event: 'PostToolUse', runtime: 'claude-code', received_us: r.receivedUs, pid: 4242, cwd: '/repo', bytes: r.payload.length, cap: 1_048_576 });
+    expect(s.env).toMatchObject({
+      v: 1,
+      id: r.id,
+      source: 'event-hook',
+      event: 'PostToolUse',
+      runtime: 'claude-code',
+      received_us: r.receivedUs,
+      pid: 4242,
+      cwd: '/repo',
+      bytes: r.payload.length,
+      cap: 1_048_576,
+    });
     expect(s.payloadStart).toBe(r.payloadAt);
     expect(s.payloadEnd).toBe(r.payloadAt + r.payload.length);
     expect(r.bytes.subarray(s.payloadStart, s.payloadEnd).toString()).toBe(PAYLOAD);
@@ -222,7 +233,7 @@ describe('scanAt: bytes that are no record', () => {
     expect(s).toMatchObject({ kind: 'garbage', end: wrongEnd.length, open: false });
     expect(scan(all, s.kind === 'garbage' ? s.end : 0)).toMatchObject({ kind: 'record', id: next.id, end: all.length });
     // a payload one byte longer than its envelope says is the same: its last byte sits where the \n belongs
-    const longer = Buffer.from(`\x1e${JSON.stringify({ v: 1, id: spoolId(clock += 11), bytes: 5 })}\x1f{"a":1}\n`);
+    const longer = Buffer.from(`\x1e${JSON.stringify({ v: 1, id: spoolId((clock += 11)), bytes: 5 })}\x1f{"a":1}\n`);
     const both = Buffer.concat([longer, next.bytes]);
     expect(scan(both)).toMatchObject({ kind: 'garbage', end: longer.length });
     expect(scan(both, longer.length)).toMatchObject({ kind: 'record', id: next.id });
@@ -232,8 +243,8 @@ describe('scanAt: bytes that are no record', () => {
 // A record cut short inside its payload whose named length happens to end on a later record's
 // newline must still be garbage up to the next record start (an early scanAt took it as one record
 // spanning the next, and the drain then rejected that whole, valid next record with it).
-describe('scanAt: a record cut short whose named end lands on the next record\'s newline', () => {
-  it('minimal: cut record whose named length ends exactly on the next record\'s \\n is garbage up to the next record', () => {
+describe("scanAt: a record cut short whose named end lands on the next record's newline", () => {
+  it("minimal: cut record whose named length ends exactly on the next record's \\n is garbage up to the next record", () => {
     const cut = record(JSON.stringify({ a: 'x'.repeat(300) }));
     const next = record('{"n":1}');
     for (const k of [cut.payload.length - next.bytes.length, cut.payload.length - next.bytes.length + 1]) {
@@ -256,7 +267,10 @@ describe('scanAt: a record cut short whose named end lands on the next record\'s
       const s = scan(all);
       const after = s.kind === 'garbage' ? scan(all, s.end) : undefined;
       const ok = s.kind === 'garbage' && s.end === head.length && !s.open && after?.kind === 'record' && after.id === next.id && after.end === all.length;
-      if (!ok) wrong.push(`payload cut after ${k} of ${cut.payload.length} bytes: ${JSON.stringify({ kind: s.kind, end: 'end' in s ? s.end : undefined })}, next record at ${head.length}`);
+      if (!ok)
+        wrong.push(
+          `payload cut after ${k} of ${cut.payload.length} bytes: ${JSON.stringify({ kind: s.kind, end: 'end' in s ? s.end : undefined })}, next record at ${head.length}`,
+        );
     }
     expect(wrong).toEqual([]);
   });
@@ -269,7 +283,15 @@ describe('scanAt: a record cut short whose named end lands on the next record\'s
       const head = cut.bytes.subarray(0, cut.payloadAt + k);
       const all = Buffer.concat([head, ...rest.map((r) => r.bytes)]);
       const scans = scanAll(all);
-      const want = [{ kind: 'garbage', at: 0, end: head.length }, ...rest.map((r, i) => ({ kind: 'record', at: head.length + rest.slice(0, i).reduce((n, x) => n + x.bytes.length, 0), end: undefined as number | undefined, id: r.id }))];
+      const want = [
+        { kind: 'garbage', at: 0, end: head.length },
+        ...rest.map((r, i) => ({
+          kind: 'record',
+          at: head.length + rest.slice(0, i).reduce((n, x) => n + x.bytes.length, 0),
+          end: undefined as number | undefined,
+          id: r.id,
+        })),
+      ];
       const got = scans.map((x) => ({ kind: x.kind, at: x.at, id: x.id }));
       const expected = want.map((x) => ({ kind: x.kind, at: x.at, id: 'id' in x ? x.id : undefined }));
       if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`cut after ${k}: ${JSON.stringify(got.slice(0, 3))}`);
@@ -281,7 +303,7 @@ describe('scanAt: a record cut short whose named end lands on the next record\'s
     // whatever the lengths, a \x1e inside what a record claims as its payload means it was cut short
     const next = record('{"k":"v"}');
     for (let declared = 1; declared <= next.bytes.length + 4; declared++) {
-      const head = Buffer.from(`\x1e${JSON.stringify({ v: 1, id: spoolId(clock += 11), bytes: declared })}\x1f`);
+      const head = Buffer.from(`\x1e${JSON.stringify({ v: 1, id: spoolId((clock += 11)), bytes: declared })}\x1f`);
       const all = Buffer.concat([head, next.bytes]);
       const s = scan(all);
       if (s.kind === 'record') expect(all.subarray(s.payloadStart, s.payloadEnd).includes(0x1e), `bytes: ${declared}`).toBe(false);
@@ -295,7 +317,19 @@ describe('segment names', () => {
     expect(isSegmentName('1763806500123456-4242.seg')).toBe(true);
     expect(isSegmentName('0000000000000001-1.seg')).toBe(true);
     expect(isSegmentName('1763806500123456-4294967295.seg')).toBe(true);
-    for (const name of ['events.log', '1763806500123456-4242.event', '176380650012345-4242.seg', '17638065001234567-4242.seg', '1763806500123456-12345678901.seg', '1763806500123456-.seg', '1763806500123456-4242.seg.tmp', '.1763806500123456-4242.seg', 'x763806500123456-4242.seg', '1763806500123456_4242.seg', '../1763806500123456-4242.seg']) {
+    for (const name of [
+      'events.log',
+      '1763806500123456-4242.event',
+      '176380650012345-4242.seg',
+      '17638065001234567-4242.seg',
+      '1763806500123456-12345678901.seg',
+      '1763806500123456-.seg',
+      '1763806500123456-4242.seg.tmp',
+      '.1763806500123456-4242.seg',
+      'x763806500123456-4242.seg',
+      '1763806500123456_4242.seg',
+      '../1763806500123456-4242.seg',
+    ]) {
       expect(isSegmentName(name), name).toBe(false);
     }
   });

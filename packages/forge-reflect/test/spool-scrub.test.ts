@@ -34,7 +34,9 @@ type Point = (typeof POINTS)[number];
 let serial = 0;
 function secretRecord(): SpoolRecord {
   serial += 1;
-  return spoolRecord(JSON.stringify({ session_id: 'scrub', hook_event_name: 'UserPromptSubmit', prompt: `deploy with password=${PASSWORD} (${serial})` }), { event: 'UserPromptSubmit' });
+  return spoolRecord(JSON.stringify({ session_id: 'scrub', hook_event_name: 'UserPromptSubmit', prompt: `deploy with password=${PASSWORD} (${serial})` }), {
+    event: 'UserPromptSubmit',
+  });
 }
 
 // argv: drain.js url, event-log.js url, state dir, point
@@ -72,7 +74,9 @@ drainSpool(stateDir, { log: faulty, batchSize: ${BATCH}, warn: () => {} });
 function drainAndDie(stateDir: string, point: Point): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const url = (file: string) => pathToFileURL(join(DIST, file)).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', DRAINER, url('log/drain.js'), url('log/event-log.js'), stateDir, point], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });
@@ -162,7 +166,8 @@ describe('a drain SIGKILLed at each point of its scrub', () => {
       }
     }
     expect(existsSync(rejectedDirOf(state))).toBe(false);
-    for (const name of readdirSync(spool)) if (statSync(join(spool, name)).isFile()) expect(readFileSync(join(spool, name)).includes(PASSWORD), name).toBe(false);
+    for (const name of readdirSync(spool))
+      if (statSync(join(spool, name)).isFile()) expect(readFileSync(join(spool, name)).includes(PASSWORD), name).toBe(false);
   }, 120_000);
 });
 
@@ -202,7 +207,7 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('hooks appending while drains seal, read and scrub the log', () => {
-  it('keeps every byte appended after a drain\'s read point: each event logged once, none twice, none rejected, zeros left', async () => {
+  it("keeps every byte appended after a drain's read point: each event logged once, none twice, none rejected, zeros left", async () => {
     const state = tempDir();
     const spool = spoolOf(state);
     const flags = tempDir();
@@ -220,11 +225,15 @@ describe('hooks appending while drains seal, read and scrub the log', () => {
       all.push(...recs.map((r) => r.id));
       const file = join(flags, `${w.name}.json`);
       writeFileSync(file, JSON.stringify(recs.map((r) => r.bytes.toString('base64'))));
-      const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, file, live, w.mode, flags, w.name], { stdio: ['ignore', 'ignore', 'inherit'] });
-      exits.push(new Promise((resolve, reject) => {
-        child.on('error', reject);
-        child.on('exit', (code) => resolve(code));
-      }));
+      const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, file, live, w.mode, flags, w.name], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      exits.push(
+        new Promise((resolve, reject) => {
+          child.on('error', reject);
+          child.on('exit', (code) => resolve(code));
+        }),
+      );
     }
     const totals = { drained: 0, alreadyPresent: 0, rejected: 0 };
     const drain = (): void => {

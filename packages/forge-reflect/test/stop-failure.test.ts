@@ -40,15 +40,26 @@ function installed(runtime: string): string {
 /** The registered StopFailure command, run as the client runs it (`sh -c` / `bash -c`, its hook environment). */
 function fireStopFailure(runtime: 'claude-code' | 'qwen', dir: string, payload: Json) {
   const file = runtime === 'qwen' ? '.qwen/settings.json' : '.claude/settings.json';
-  const hooks = JSON.parse(readFileSync(join(dir, file), 'utf8')).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>>;
+  const hooks = JSON.parse(readFileSync(join(dir, file), 'utf8')).hooks as Record<
+    string,
+    Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>
+  >;
   expect(hooks.StopFailure).toHaveLength(1);
   expect(hooks.StopFailure?.[0]?.matcher).toBeUndefined();
   const command = hooks.StopFailure?.[0]?.hooks[0]?.command as string;
   expect(command).toMatch(/reflect-stop-hook\.sh (claude-code|qwen)/);
   const mark = randomBytes(8).toString('hex');
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off', STOP_FAILURE_MARK: mark };
-  const env = runtime === 'qwen' ? { ...base, ...QWEN_ENV, QWEN_PROJECT_DIR: dir, CLAUDE_PROJECT_DIR: dir, GEMINI_PROJECT_DIR: dir, PWD: dir } : { ...base, CLAUDE_PROJECT_DIR: dir };
-  const r = spawnSync(runtime === 'qwen' ? 'bash' : 'sh', ['-c', command], { cwd: dir, env, input: JSON.stringify({ ...payload, cwd: dir }), encoding: 'utf8' });
+  const env =
+    runtime === 'qwen'
+      ? { ...base, ...QWEN_ENV, QWEN_PROJECT_DIR: dir, CLAUDE_PROJECT_DIR: dir, GEMINI_PROJECT_DIR: dir, PWD: dir }
+      : { ...base, CLAUDE_PROJECT_DIR: dir };
+  const r = spawnSync(runtime === 'qwen' ? 'bash' : 'sh', ['-c', command], {
+    cwd: dir,
+    env,
+    input: JSON.stringify({ ...payload, cwd: dir }),
+    encoding: 'utf8',
+  });
   // Claude's StopFailure hook runs in a session of its own (setsid): its command returns first.
   const until = Date.now() + 15_000;
   while (running(mark) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
@@ -126,7 +137,12 @@ describe("Cline's TaskError", () => {
     const dir = installed('cline');
     const wrapper = join(dir, '.clinerules', 'hooks', 'TaskError');
     const payload = readFileSync(join(FIXTURES, 'runtimes', 'cline', 'model-error', '002-TaskError.json'), 'utf8');
-    const r = spawnSync(wrapper, [], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off' }, input: payload, encoding: 'utf8' });
+    const r = spawnSync(wrapper, [], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, REFLECTION_MODE: 'solo', FORGE_REFLECT_CLI: 'off' },
+      input: payload,
+      encoding: 'utf8',
+    });
     expect([r.status, r.stdout]).toEqual([0, '']);
     expect(sidecars(dir)[0]!.provenance.degraded).toBe(true);
     const log = events(dir);

@@ -91,7 +91,9 @@ describe('committed JSON Schemas vs the zod source', () => {
   }
 
   it('holds no schema file the generator does not write', () => {
-    const committed = readdirSync(SCHEMAS_DIR).filter((f) => f.endsWith('.schema.json')).sort();
+    const committed = readdirSync(SCHEMAS_DIR)
+      .filter((f) => f.endsWith('.schema.json'))
+      .sort();
     expect(committed).toEqual(generated.map((g) => g.file).sort());
   });
 

@@ -393,7 +393,20 @@ describe('zod and the committed JSON Schema agree on reflection.v1', () => {
 
   it('the realistic sidecar fills every PRD field and validates in both', () => {
     expect(Object.keys(REALISTIC).sort()).toEqual(
-      ['schema', 'task_ref', 'agent', 'session_id', 'timestamp', 'repo', 'confidence', 'most_likely_wrong', 'known_not_in_diff', 'risk', 'files_changed', 'provenance'].sort(),
+      [
+        'schema',
+        'task_ref',
+        'agent',
+        'session_id',
+        'timestamp',
+        'repo',
+        'confidence',
+        'most_likely_wrong',
+        'known_not_in_diff',
+        'risk',
+        'files_changed',
+        'provenance',
+      ].sort(),
     );
     expect(Object.values(REALISTIC).every((v) => v !== null)).toBe(true);
     expect(reflectionV1Schema.safeParse(REALISTIC).success).toBe(true);

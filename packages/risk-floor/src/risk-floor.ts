@@ -6,14 +6,7 @@
  * A green floor does not make a change safe; a red one says a human should look.
  */
 import type { ReviewSurface } from '@forge-reflect/reflection-types';
-import {
-  DEFAULT_THRESHOLD,
-  NONE_WEIGHT,
-  REASON_FILE_LIMIT,
-  RISK_TABLE,
-  THRESHOLD_TEXT_PATTERN,
-  type SurfaceRule,
-} from './risk-table.js';
+import { DEFAULT_THRESHOLD, NONE_WEIGHT, REASON_FILE_LIMIT, RISK_TABLE, THRESHOLD_TEXT_PATTERN, type SurfaceRule } from './risk-table.js';
 
 export interface RiskFloorInput {
   filesChanged: readonly string[];

@@ -4,18 +4,11 @@
  * One bash process per batch; records cross the pipe NUL-separated.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_THRESHOLD,
-  REASON_FILE_LIMIT,
-  RISK_TABLE,
-  THRESHOLD_TEXT_PATTERN,
-  evaluateRiskFloor,
-  parseThresholdText,
-} from '@forge-reflect/risk-floor';
+import { DEFAULT_THRESHOLD, REASON_FILE_LIMIT, RISK_TABLE, THRESHOLD_TEXT_PATTERN, evaluateRiskFloor, parseThresholdText } from '@forge-reflect/risk-floor';
 import { mulberry32, pick } from '../../../tests/support/random.js';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -28,7 +21,8 @@ const RISK_TABLE_SH = join(REPO_ROOT, 'hooks', 'lib', 'risk-table.sh');
 function hookBash(env: NodeJS.ProcessEnv): { bash: string; env: NodeJS.ProcessEnv } {
   if (process.env.FORGE_TEST_PLATFORM !== 'macos-like') return { bash: 'bash', env };
   const bin = process.env.FORGE_TEST_MACOS_BIN;
-  if (!bin || !existsSync(join(bin, 'bash'))) throw new Error('FORGE_TEST_PLATFORM=macos-like without FORGE_TEST_MACOS_BIN: run node scripts/test-shell.mjs --platform macos-like');
+  if (!bin || !existsSync(join(bin, 'bash')))
+    throw new Error('FORGE_TEST_PLATFORM=macos-like without FORGE_TEST_MACOS_BIN: run node scripts/test-shell.mjs --platform macos-like');
   return { bash: join(bin, 'bash'), env: { ...env, PATH: bin, OSTYPE: 'darwin23' } };
 }
 
@@ -66,7 +60,7 @@ const DRIVER = [
   '  done',
   '  if forge_risk_threshold "$text"; then',
   '    forge_risk_evaluate "$FORGE_RISK_THRESHOLD" "${files[@]}"',
-  "    printf 'ok\\0%s\\0%s\\0%s\\0%s\\0' \"$FORGE_RISK_SURFACE\" \"$FORGE_RISK_SCORE\" \"$FORGE_RISK_NEEDS_REVIEW\" \"$FORGE_RISK_REASON\"",
+  '    printf \'ok\\0%s\\0%s\\0%s\\0%s\\0\' "$FORGE_RISK_SURFACE" "$FORGE_RISK_SCORE" "$FORGE_RISK_NEEDS_REVIEW" "$FORGE_RISK_REASON"',
   '  else',
   "    printf 'bad\\0'",
   '  fi',
@@ -141,7 +135,11 @@ function disagreements(cases: readonly Case[], locale: string): string[] {
 
 /** A literal string that the pattern matches (regex syntax of the table removed). */
 function literalOf(pattern: string): string {
-  return pattern.replace(/\(\^\|\/\)/g, '').replace(/\(\$\|\\\.\)/g, '').replace(/[$^]/g, '').replace(/\\(.)/g, '$1');
+  return pattern
+    .replace(/\(\^\|\/\)/g, '')
+    .replace(/\(\$\|\\\.\)/g, '')
+    .replace(/[$^]/g, '')
+    .replace(/\\(.)/g, '$1');
 }
 
 const ALL_PATTERNS = RISK_TABLE.flatMap((r) => r.patterns);
@@ -172,23 +170,119 @@ function corpusOfPaths(): string[] {
 
   // Hand-picked edges: anchors, segment starts, normalisation, near misses.
   for (const p of [
-    '', '.', './', '/', '\\', '././', '.\\.\\', './/x', '../auth', 'a/../b',
-    '.env', '.ENV', '.Env.local', 'config/.env.production', 'x/.env.', '.envrc', 'environment.ts', 'x.env',
-    'src/environment.ts', 'C:\\repo\\Auth\\x.ts', './src/x', 'Dockerfile', 'docs/auth.md', 'README.md',
-    'a.pem', 'a.pem.bak', 'a.PEM', 'a.key', 'a.keys', 'k.Key', '.\\.env', './.env', './/.env',
-    'package-json', 'package.json', 'PACKAGE.JSON', 'turbo-json', 'a.config.ts', 'config.ts',
-    '.github/workflows/ci.yml', '.GITHUB\\WORKFLOWS\\ci.yml', 'github/workflows/x', '.circleci/config.yml',
-    'Jenkinsfile', 'jenkins/file', 'src/__tests__/x.ts', '__TESTS__/x', 'x.spec.ts', 'x.test.ts',
-    'apps/web/index.html', 'apps\\web\\x', 'components/x.vue', 'x.tsx', 'x.css', 'x.scss', 'docs/x', 'x.MD',
-    'path with spaces/auth file.ts', ' leading', 'trailing ', '\ttab\tauth', 'quote"s/\'single\'/`back`',
-    '$HOME/auth', '$(rm -rf /)', '*', '[abc]', '?', '%s%d%n', '-n', '--', 'a\\\\b', 'a//b',
-    'ſecret', 'ſession', 'to\u212Aen', 'k8s', '\u212A8s', 'LOGİN', 'logın', 'LOGIN', 'Logın', 'İ/auth',
-    'ıaut h', 'secreſt', 'ſeed', 'ﬁle.md', '漢字/auth.ts', '🔥.sql', '👩‍💻/Dockerfile', 'é.tsx', 'Å.css',
+    '',
+    '.',
+    './',
+    '/',
+    '\\',
+    '././',
+    '.\\.\\',
+    './/x',
+    '../auth',
+    'a/../b',
+    '.env',
+    '.ENV',
+    '.Env.local',
+    'config/.env.production',
+    'x/.env.',
+    '.envrc',
+    'environment.ts',
+    'x.env',
+    'src/environment.ts',
+    'C:\\repo\\Auth\\x.ts',
+    './src/x',
+    'Dockerfile',
+    'docs/auth.md',
+    'README.md',
+    'a.pem',
+    'a.pem.bak',
+    'a.PEM',
+    'a.key',
+    'a.keys',
+    'k.Key',
+    '.\\.env',
+    './.env',
+    './/.env',
+    'package-json',
+    'package.json',
+    'PACKAGE.JSON',
+    'turbo-json',
+    'a.config.ts',
+    'config.ts',
+    '.github/workflows/ci.yml',
+    '.GITHUB\\WORKFLOWS\\ci.yml',
+    'github/workflows/x',
+    '.circleci/config.yml',
+    'Jenkinsfile',
+    'jenkins/file',
+    'src/__tests__/x.ts',
+    '__TESTS__/x',
+    'x.spec.ts',
+    'x.test.ts',
+    'apps/web/index.html',
+    'apps\\web\\x',
+    'components/x.vue',
+    'x.tsx',
+    'x.css',
+    'x.scss',
+    'docs/x',
+    'x.MD',
+    'path with spaces/auth file.ts',
+    ' leading',
+    'trailing ',
+    '\ttab\tauth',
+    "quote\"s/'single'/`back`",
+    '$HOME/auth',
+    '$(rm -rf /)',
+    '*',
+    '[abc]',
+    '?',
+    '%s%d%n',
+    '-n',
+    '--',
+    'a\\\\b',
+    'a//b',
+    'ſecret',
+    'ſession',
+    'to\u212Aen',
+    'k8s',
+    '\u212A8s',
+    'LOGİN',
+    'logın',
+    'LOGIN',
+    'Logın',
+    'İ/auth',
+    'ıaut h',
+    'secreſt',
+    'ſeed',
+    'ﬁle.md',
+    '漢字/auth.ts',
+    '🔥.sql',
+    '👩‍💻/Dockerfile',
+    'é.tsx',
+    'Å.css',
     // Anchors next to line breaks and control characters (git can report such names).
     // Agent configuration at any depth, and near misses.
-    'sub/CLAUDE.md', 'x/.Claude/settings.json', 'a.claude/x', '.claudeignore', '.mcp.json.bak', 'AGENTS.MD', 'sub\\.codex\\hooks.json',
-    'notgemini.md', '.cursorrules.bak', '.github/COPILOT-INSTRUCTIONS.md', 'x/.github/copilot-instructions.md', 'CLAUDE.md\n',
-    'a\n.env', '.env\nx', 'x.pem\n', '\nauth', 'a\r.env', '.env\r', '\u0001\u007f/token', 'x.key\t',
+    'sub/CLAUDE.md',
+    'x/.Claude/settings.json',
+    'a.claude/x',
+    '.claudeignore',
+    '.mcp.json.bak',
+    'AGENTS.MD',
+    'sub\\.codex\\hooks.json',
+    'notgemini.md',
+    '.cursorrules.bak',
+    '.github/COPILOT-INSTRUCTIONS.md',
+    'x/.github/copilot-instructions.md',
+    'CLAUDE.md\n',
+    'a\n.env',
+    '.env\nx',
+    'x.pem\n',
+    '\nauth',
+    'a\r.env',
+    '.env\r',
+    '\u0001\u007f/token',
+    'x.key\t',
   ]) {
     add(p);
   }
@@ -285,14 +379,15 @@ describe('bash twin parity (hooks/lib/risk-table.sh vs evaluateRiskFloor)', () =
     expect(MULTI_CASES.length).toBeGreaterThanOrEqual(250);
     for (const pattern of ALL_PATTERNS) {
       const re = new RegExp(pattern, 'i');
-      expect(PATHS.some((p) => re.test(p.replace(/\\/g, '/'))), pattern).toBe(true);
+      expect(
+        PATHS.some((p) => re.test(p.replace(/\\/g, '/'))),
+        pattern,
+      ).toBe(true);
     }
     const surfaces = new Set(PATHS.map((p) => evaluateRiskFloor({ filesChanged: [p] }).surface));
     expect([...surfaces].sort()).toEqual([...RISK_TABLE.map((r) => r.surface), 'none'].sort());
     expect(MULTI_CASES.some((c) => evaluateRiskFloor({ filesChanged: c.files }).reason.includes(' more)'))).toBe(true);
-    const pairs = new Set(
-      SINGLE_CASES.map((c) => `${evaluateRiskFloor({ filesChanged: c.files }).surface} ${c.thresholdText}`),
-    );
+    const pairs = new Set(SINGLE_CASES.map((c) => `${evaluateRiskFloor({ filesChanged: c.files }).surface} ${c.thresholdText}`));
     const missing = [...surfaces].flatMap((s) => THRESHOLD_TEXTS.map((t) => `${s} ${t}`)).filter((k) => !pairs.has(k));
     expect(missing, 'every surface under every threshold text').toEqual([]);
     for (const u of ['é', '漢字', '🔥', 'İ', 'ı', '\u212A', 'ſ']) {
@@ -312,9 +407,39 @@ describe('bash twin parity (hooks/lib/risk-table.sh vs evaluateRiskFloor)', () =
   it('accepts and canonicalises the same threshold texts as parseThresholdText', () => {
     const texts = [
       ...THRESHOLD_TEXTS,
-      '0.', '1.', '.5', '0.50', '0.500000', '1.000000', '0.000001', '.000001', '0.000010', '0.123456',
-      '1.5', '1.0000001', '0.1234567', '-0', '+0.5', '01', '00', '.', '', ' 0.5', '0.5 ', '1e-1', 'abc',
-      '0,5', '2', '1.000001', '0.5\n', '\n0.5', '٠.٥', '０.５', '1.\t', 'Infinity', 'NaN',
+      '0.',
+      '1.',
+      '.5',
+      '0.50',
+      '0.500000',
+      '1.000000',
+      '0.000001',
+      '.000001',
+      '0.000010',
+      '0.123456',
+      '1.5',
+      '1.0000001',
+      '0.1234567',
+      '-0',
+      '+0.5',
+      '01',
+      '00',
+      '.',
+      '',
+      ' 0.5',
+      '0.5 ',
+      '1e-1',
+      'abc',
+      '0,5',
+      '2',
+      '1.000001',
+      '0.5\n',
+      '\n0.5',
+      '٠.٥',
+      '０.５',
+      '1.\t',
+      'Infinity',
+      'NaN',
     ];
     const cases: Case[] = texts.map((t) => ({ thresholdText: t, files: ['package.json'] }));
     const bash = runBash(cases, 'C.UTF-8');

@@ -132,7 +132,10 @@ describe('RISK_TABLE', () => {
   it('keeps every PRD pattern under its PRD surface', () => {
     for (const rule of RISK_TABLE) {
       const prd = PRD_PATTERNS[rule.surface] ?? [];
-      expect(prd.filter((p) => !rule.patterns.includes(p)), rule.surface).toEqual([]);
+      expect(
+        prd.filter((p) => !rule.patterns.includes(p)),
+        rule.surface,
+      ).toEqual([]);
     }
   });
 
@@ -146,11 +149,34 @@ describe('RISK_TABLE', () => {
 describe('agent configuration is an auth surface', () => {
   // An agent editing its own instructions, permissions, hooks or tools needs a human.
   const AGENT_CONFIG = [
-    '.claude/settings.json', '.claude/settings.local.json', '.claude/hooks/reflect-stop-hook.sh', '.claude/commands/reflect.md',
-    '.claude/agents/reviewer.md', '.claude/skills/x/SKILL.md', 'sub/.claude/settings.json', '.CLAUDE\\settings.json', './.claude/x',
-    '.mcp.json', 'services/api/.mcp.json', '.codex/hooks.json', '.codex/config.toml', '.gemini/settings.json', 'pkg/.gemini/settings.json',
-    '.cursor/rules/style.mdc', '.cursor/mcp.json', '.cursorrules', 'CLAUDE.md', 'sub/CLAUDE.md', 'Claude.md', 'CLAUDE.local.md',
-    'AGENTS.md', 'services/api/AGENTS.md', 'AGENTS.override.md', 'GEMINI.md', 'docs/GEMINI.md', '.github/copilot-instructions.md',
+    '.claude/settings.json',
+    '.claude/settings.local.json',
+    '.claude/hooks/reflect-stop-hook.sh',
+    '.claude/commands/reflect.md',
+    '.claude/agents/reviewer.md',
+    '.claude/skills/x/SKILL.md',
+    'sub/.claude/settings.json',
+    '.CLAUDE\\settings.json',
+    './.claude/x',
+    '.mcp.json',
+    'services/api/.mcp.json',
+    '.codex/hooks.json',
+    '.codex/config.toml',
+    '.gemini/settings.json',
+    'pkg/.gemini/settings.json',
+    '.cursor/rules/style.mdc',
+    '.cursor/mcp.json',
+    '.cursorrules',
+    'CLAUDE.md',
+    'sub/CLAUDE.md',
+    'Claude.md',
+    'CLAUDE.local.md',
+    'AGENTS.md',
+    'services/api/AGENTS.md',
+    'AGENTS.override.md',
+    'GEMINI.md',
+    'docs/GEMINI.md',
+    '.github/copilot-instructions.md',
   ];
   it.each(AGENT_CONFIG)('%s is auth (1.0) and needs review', (path) => {
     expect(classifyPath(path)).toEqual({ surface: 'auth', weight: 1 });
@@ -200,10 +226,25 @@ describe('classifyPath', () => {
       return rule ? { surface: rule.surface, weight: rule.weight } : { surface: 'none', weight: 0 };
     };
     const paths = [
-      'SRC/AUTH/Token.ts', 'Src/Components/Button.TSX', 'DB/Migrations/001.SQL', 'Dockerfile', 'DEPLOY/Helm/values.YAML',
-      'Package.JSON', 'Docs/Guide.MD', '.ENV.local', 'Keys/Server.PEM', '.Claude/settings.json', 'AGENTS.md', 'a\\B\\Login.ts',
+      'SRC/AUTH/Token.ts',
+      'Src/Components/Button.TSX',
+      'DB/Migrations/001.SQL',
+      'Dockerfile',
+      'DEPLOY/Helm/values.YAML',
+      'Package.JSON',
+      'Docs/Guide.MD',
+      '.ENV.local',
+      'Keys/Server.PEM',
+      '.Claude/settings.json',
+      'AGENTS.md',
+      'a\\B\\Login.ts',
       // Outside ASCII: the Kelvin sign lowercases to k, the dotted I to i and a dot; neither may make a match the patterns do not.
-      'certs/server.\u212Aey', 'src/\u0130ndex.ts', 'docs/r\u00e9sum\u00e9.md', 'src/\u00c4uth/x.ts', 'src/AUTH/\u00fcber.ts', 'README',
+      'certs/server.\u212Aey',
+      'src/\u0130ndex.ts',
+      'docs/r\u00e9sum\u00e9.md',
+      'src/\u00c4uth/x.ts',
+      'src/AUTH/\u00fcber.ts',
+      'README',
     ];
     for (const path of paths) expect(classifyPath(path), path).toEqual(reference(path));
     expect(classifyPath('certs/server.\u212Aey').surface).toBe('none');
@@ -414,9 +455,7 @@ describe('evaluateRiskFloor', () => {
         expect(call).toThrow(RiskThresholdError);
         expect(call).toThrow(/^risk threshold must be a number from 0 to 1, got /);
         // Also on an empty change: the threshold is checked before anything else.
-        expect(() => evaluateRiskFloor({ filesChanged: [] }, { threshold: value as number })).toThrow(
-          RiskThresholdError,
-        );
+        expect(() => evaluateRiskFloor({ filesChanged: [] }, { threshold: value as number })).toThrow(RiskThresholdError);
       });
     }
 
@@ -451,10 +490,7 @@ describe('evaluateRiskFloor', () => {
       const rand = mulberry32(0xc0ffee);
       let nonTrivial = 0;
       for (let i = 0; i < 200; i++) {
-        const files = Array.from(
-          { length: 1 + Math.floor(rand() * 8) },
-          () => pool[Math.floor(rand() * pool.length)] ?? '',
-        );
+        const files = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => pool[Math.floor(rand() * pool.length)] ?? '');
         const threshold = [0, 0.5, 0.6, 0.85, 0.9, 1][Math.floor(rand() * 6)] ?? 0.5;
         const a = evaluateRiskFloor({ filesChanged: files }, { threshold });
         const b = evaluateRiskFloor({ filesChanged: shuffled(files, rand) }, { threshold });

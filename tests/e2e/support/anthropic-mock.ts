@@ -31,7 +31,19 @@ function sseFor(turn: AssistantTurn, model: string, index: number): { event: str
   const events: { event: string; data: unknown }[] = [
     {
       event: 'message_start',
-      data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+      data: {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
     },
   ];
   turn.forEach((block, i) => {
@@ -40,8 +52,14 @@ function sseFor(turn: AssistantTurn, model: string, index: number): { event: str
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: block.text } } });
     } else {
       const toolId = `toolu_mock${String(index).padStart(4, '0')}${String(i).padStart(2, '0')}`;
-      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: toolId, name: block.name, input: {} } } });
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } } });
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: toolId, name: block.name, input: {} } },
+      });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } },
+      });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index: i } });
   });

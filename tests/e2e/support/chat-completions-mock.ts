@@ -35,7 +35,14 @@ export function turnChunks(items: ChatTurn, turn: number, model: string): Record
     out.push(chunk(id, model, { tool_calls: [toolCall] }, null));
   });
   out.push(chunk(id, model, {}, calls.length > 0 ? 'tool_calls' : 'stop'));
-  out.push({ id, object: 'chat.completion.chunk', created: 1_767_000_000, model, choices: [], usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
+  out.push({
+    id,
+    object: 'chat.completion.chunk',
+    created: 1_767_000_000,
+    model,
+    choices: [],
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+  });
   return out;
 }
 
@@ -60,11 +67,22 @@ export function chatCompletionsRoute(script: ChatTurn[], options: ChatRouteOptio
     const chunks = turnChunks(items, turn, model);
     if (body.stream === false) {
       const text = items.flatMap((i) => (i.type === 'text' ? [i.text] : [])).join('');
-      const calls = items.flatMap((i, n) => (i.type === 'tool' ? [{ id: `call_mock_${turn}_${n}`, type: 'function', function: { name: i.name, arguments: JSON.stringify(i.args) } }] : []));
+      const calls = items.flatMap((i, n) =>
+        i.type === 'tool' ? [{ id: `call_mock_${turn}_${n}`, type: 'function', function: { name: i.name, arguments: JSON.stringify(i.args) } }] : [],
+      );
       const message = { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
       const finish = calls.length > 0 ? 'tool_calls' : 'stop';
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: `chatcmpl_mock_${turn}`, object: 'chat.completion', created: 1_767_000_000, model, choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }));
+      res.end(
+        JSON.stringify({
+          id: `chatcmpl_mock_${turn}`,
+          object: 'chat.completion',
+          created: 1_767_000_000,
+          model,
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+        }),
+      );
       return true;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });

@@ -46,7 +46,10 @@ export function ensureClient(name: ClientName): string {
     mkdirSync(cacheDir(), { recursive: true });
     const staging = mkdtempSync(`${dir}.installing-`);
     try {
-      execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+      execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        timeout: 600_000,
+      });
       if (!existsSync(join(staging, 'node_modules', '.bin', bin))) throw new Error(`${pkg}@${version} installed into ${staging} but its ${bin} is missing`);
       if (!existsSync(path)) renameSync(staging, dir);
     } finally {

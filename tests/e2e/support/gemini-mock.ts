@@ -29,9 +29,9 @@ export function geminiRoute(script: GeminiTurn[]): Route {
     if (request.path.includes(':generateContent')) {
       // The router's complexity classifier: a JSON answer in the shape its response schema asks for.
       const text = JSON.stringify({ reasoning: 'a scripted step', complexity_score: 10 });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }], usageMetadata: USAGE }),
-      );
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }], usageMetadata: USAGE }));
       return true;
     }
     const parts = script[functionResponseCount(body)] ?? [{ text: 'done' }];

@@ -12,7 +12,19 @@
  * suite fails; it is never skipped.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { KIT_ROOT } from './kit.js';
@@ -73,7 +85,7 @@ export function macClient(): MacClient {
   writeFileSync(
     join(bin, 'bash'),
     `#!${realBash}\n` +
-      '# The e2e suite\'s bash spy: log the version and arguments, then become the stand-in\'s bash 3.2.\n' +
+      "# The e2e suite's bash spy: log the version and arguments, then become the stand-in's bash 3.2.\n" +
       `printf '%s\\t%s\\n' "$BASH_VERSION" "$*" >>'${log}' 2>/dev/null\n` +
       `exec '${realBash}' "$@"\n`,
   );

@@ -6,10 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { type RecordedRequest, type Route, writeSse } from './mock-server.js';
 
-export type CodexItem =
-  | { type: 'message'; text: string }
-  | { type: 'shell'; command: string }
-  | { type: 'patch'; patch: string };
+export type CodexItem = { type: 'message'; text: string } | { type: 'shell'; command: string } | { type: 'patch'; patch: string };
 export type CodexTurn = CodexItem[];
 
 interface ResponsesRequest {
@@ -24,10 +21,23 @@ export function toolOutputCount(request: ResponsesRequest): number {
 function outputItem(item: CodexItem, turn: number, i: number): Record<string, unknown> {
   const callId = `call_${turn}_${i}`;
   if (item.type === 'message') {
-    return { type: 'message', id: `msg_${turn}_${i}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: item.text, annotations: [] }] };
+    return {
+      type: 'message',
+      id: `msg_${turn}_${i}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: item.text, annotations: [] }],
+    };
   }
   if (item.type === 'shell') {
-    return { type: 'function_call', id: `fc_${turn}_${i}`, status: 'completed', call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd: item.command }) };
+    return {
+      type: 'function_call',
+      id: `fc_${turn}_${i}`,
+      status: 'completed',
+      call_id: callId,
+      name: 'exec_command',
+      arguments: JSON.stringify({ cmd: item.command }),
+    };
   }
   return { type: 'custom_tool_call', id: `ctc_${turn}_${i}`, status: 'completed', call_id: callId, name: 'apply_patch', input: item.patch };
 }
@@ -50,7 +60,13 @@ export function responsesRoute(script: CodexTurn[]): Route {
       events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index: i, item } });
       events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: i, item } });
     });
-    const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 };
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 20,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 120,
+    };
     events.push({ event: 'response.completed', data: { type: 'response.completed', response: { ...response, status: 'completed', output, usage } } });
     writeSse(res, events);
     return true;

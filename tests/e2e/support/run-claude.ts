@@ -45,7 +45,13 @@ export async function runClaude(options: ClaudeOptions): Promise<ClaudeRun> {
     ...(mode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
     ...options.env,
   });
-  const r = await runProcess(claude, ['-p', options.prompt, '--permission-mode', mode, '--output-format', 'stream-json', '--verbose'], options.cwd, env, 180_000);
+  const r = await runProcess(
+    claude,
+    ['-p', options.prompt, '--permission-mode', mode, '--output-format', 'stream-json', '--verbose'],
+    options.cwd,
+    env,
+    180_000,
+  );
   const items: Record<string, unknown>[] = [];
   for (const line of (r.stdout ?? '').split('\n')) {
     if (!line.trim().startsWith('{')) continue;
@@ -56,7 +62,13 @@ export async function runClaude(options: ClaudeOptions): Promise<ClaudeRun> {
     }
   }
   const init = items.find((i) => i.type === 'system' && i.subtype === 'init');
-  return { status: r.status, items, stderr: `${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}`, sessionId: init?.session_id as string | undefined, configDir };
+  return {
+    status: r.status,
+    items,
+    stderr: `${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}`,
+    sessionId: init?.session_id as string | undefined,
+    configDir,
+  };
 }
 
 export interface ProcessResult {

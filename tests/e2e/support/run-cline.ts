@@ -32,11 +32,20 @@ export async function runCline(options: { cwd: string; mockUrl: string; prompt: 
   mkdirSync(join(data, 'settings'), { recursive: true });
   mkdirSync(join(data, 'cache'), { recursive: true });
   writeFileSync(join(data, 'settings', 'global-settings.json'), JSON.stringify({ telemetryOptOut: true }));
-  writeFileSync(join(data, 'cache', 'feature-flags.json'), JSON.stringify({ version: 2, updatedAt: Date.now(), userId: null, flagsPayload: { featureFlags: {}, featureFlagPayloads: {} } }));
+  writeFileSync(
+    join(data, 'cache', 'feature-flags.json'),
+    JSON.stringify({ version: 2, updatedAt: Date.now(), userId: null, flagsPayload: { featureFlags: {}, featureFlagPayloads: {} } }),
+  );
   const mark = newMark();
   const env = baseEnv({ HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', [MARK_NAME]: mark, ...options.env });
   for (const key of Object.keys(env)) if (key.startsWith('CLINE_') && key !== 'CLINE_SESSION_BACKEND_MODE') delete env[key];
-  const auth = await runProcess(cline, ['auth', '-p', 'openai-compatible', '-k', 'sk-mock-not-a-real-key', '-m', 'mock-model', '-b', `${options.mockUrl}/v1`], options.cwd, env, 60_000);
+  const auth = await runProcess(
+    cline,
+    ['auth', '-p', 'openai-compatible', '-k', 'sk-mock-not-a-real-key', '-m', 'mock-model', '-b', `${options.mockUrl}/v1`],
+    options.cwd,
+    env,
+    60_000,
+  );
   if (auth.status !== 0) return { ...auth, sessionId: undefined, result: undefined, finishReason: undefined, left: await leftRunning(mark), home };
   const r = await runProcess(cline, ['--json', '-t', '120', options.prompt], options.cwd, env, 180_000);
   const left = await leftRunning(mark, 60_000);

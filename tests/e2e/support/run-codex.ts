@@ -52,7 +52,13 @@ export async function runCodex(options: { cwd: string; mockUrl: string; prompt: 
     ].join('\n'),
   );
   const env = baseEnv({ HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: 'mock-not-a-real-key', ...options.env });
-  const r = await runProcess(codex, ['exec', '--sandbox', 'workspace-write', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', options.prompt], options.cwd, env, 180_000);
+  const r = await runProcess(
+    codex,
+    ['exec', '--sandbox', 'workspace-write', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', options.prompt],
+    options.cwd,
+    env,
+    180_000,
+  );
   const sessionId = /session id: ([0-9a-f-]{36})/.exec(r.stderr + r.stdout)?.[1];
   return { ...r, sessionId, home };
 }

@@ -42,7 +42,21 @@ export async function runCopilot(options: { cwd: string; mockUrl: string; prompt
   for (const key of Object.keys(env)) {
     if (/^(GH_|GITHUB_|COPILOT_GITHUB_TOKEN$|COPILOT_HOME$|COPILOT_ALLOW_ALL$|COPILOT_CLI|COPILOT_PROJECT_DIR$)/.test(key)) delete env[key];
   }
-  const args = ['-p', options.prompt, '--allow-all-tools', '--no-auto-update', '--disable-client-telemetry', '--disable-builtin-mcps', '--no-remote', '--no-ask-user', '--no-custom-instructions', '--log-dir', logDir, '--log-level', 'debug'];
+  const args = [
+    '-p',
+    options.prompt,
+    '--allow-all-tools',
+    '--no-auto-update',
+    '--disable-client-telemetry',
+    '--disable-builtin-mcps',
+    '--no-remote',
+    '--no-ask-user',
+    '--no-custom-instructions',
+    '--log-dir',
+    logDir,
+    '--log-level',
+    'debug',
+  ];
   if (options.trust !== false) args.push('--trust-folder');
   const r = await runProcess(copilot, args, options.cwd, env, 240_000);
   // The session's folder in ~/.copilot/session-state (stdout names it too, in its resume hint).

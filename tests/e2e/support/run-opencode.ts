@@ -74,7 +74,12 @@ function runWithStdin(command: string, args: string[], cwd: string, env: NodeJS.
 export async function runOpencode(options: { cwd: string; mockUrl: string; prompt: string; env?: NodeJS.ProcessEnv }): Promise<OpencodeRun> {
   const opencode = ensureClient('opencode');
   const home = mkdtempSync(join(tmpdir(), 'forge-e2e-opencode-'));
-  const xdg = { XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state') };
+  const xdg = {
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+  };
   for (const dir of Object.values(xdg)) mkdirSync(dir, { recursive: true });
   stubPluginInstall(join(xdg.XDG_CONFIG_HOME, 'opencode'));
   const env = baseEnv({
@@ -94,7 +99,14 @@ export async function runOpencode(options: { cwd: string; mockUrl: string; promp
   for (const key of Object.keys(env)) if (key === 'OPENCODE' || key === 'OPENCODE_PID' || key === 'OPENCODE_CONFIG' || key === 'INIT_CWD') delete env[key];
   // opencode takes its project folder from PWD, not from its working directory.
   env.PWD = options.cwd;
-  const r = await runWithStdin(opencode, ['run', '--format', 'json', ...(process.env.FORGE_E2E_DEBUG ? ['--print-logs', '--log-level', 'DEBUG'] : [])], options.cwd, env, `${options.prompt}\n`, 180_000);
+  const r = await runWithStdin(
+    opencode,
+    ['run', '--format', 'json', ...(process.env.FORGE_E2E_DEBUG ? ['--print-logs', '--log-level', 'DEBUG'] : [])],
+    options.cwd,
+    env,
+    `${options.prompt}\n`,
+    180_000,
+  );
   let sessionId: string | undefined;
   let text = '';
   for (const line of r.stdout.split('\n')) {
@@ -107,6 +119,7 @@ export async function runOpencode(options: { cwd: string; mockUrl: string; promp
       // a partial line
     }
   }
-  if (process.env.FORGE_E2E_DEBUG) writeFileSync(join(process.env.FORGE_E2E_DEBUG, `opencode-${Date.now()}.log`), `${JSON.stringify(env)}\n${r.stdout}\n${r.stderr}`);
+  if (process.env.FORGE_E2E_DEBUG)
+    writeFileSync(join(process.env.FORGE_E2E_DEBUG, `opencode-${Date.now()}.log`), `${JSON.stringify(env)}\n${r.stdout}\n${r.stderr}`);
   return { ...r, sessionId, text, home };
 }

@@ -18,7 +18,13 @@ export interface QwenRun extends ProcessResult {
   home: string;
 }
 
-export async function runQwen(options: { cwd: string; mockUrl: string; prompt: string; env?: NodeJS.ProcessEnv; userHooks?: Record<string, unknown> }): Promise<QwenRun> {
+export async function runQwen(options: {
+  cwd: string;
+  mockUrl: string;
+  prompt: string;
+  env?: NodeJS.ProcessEnv;
+  userHooks?: Record<string, unknown>;
+}): Promise<QwenRun> {
   const qwen = ensureClient('qwen');
   const home = mkdtempSync(join(tmpdir(), 'forge-e2e-qwen-'));
   mkdirSync(join(home, '.qwen'), { recursive: true });

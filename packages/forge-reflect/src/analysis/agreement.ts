@@ -24,7 +24,12 @@ export function wilson(k: number, n: number, z = Z95): Proportion {
 }
 
 /** Cohen's kappa of paired categorical ratings; null with no pairs or when chance agreement is 1. */
-export function cohenKappa(pairs: ReadonlyArray<readonly [string, string]>): { n: number; observed: number | null; expected: number | null; kappa: number | null } {
+export function cohenKappa(pairs: ReadonlyArray<readonly [string, string]>): {
+  n: number;
+  observed: number | null;
+  expected: number | null;
+  kappa: number | null;
+} {
   const n = pairs.length;
   if (n === 0) return { n, observed: null, expected: null, kappa: null };
   const a = new Map<string, number>();

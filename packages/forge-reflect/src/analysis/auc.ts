@@ -71,7 +71,13 @@ export function discrimination(rows: readonly Labelled[]): Discrimination {
   const n0 = neg.length;
   const distinct = new Set(rows.map((r) => r.confidence)).size;
   const out: Discrimination = {
-    n_pos: n1, n_neg: n0, auc: null, delong_se: null, delong_ci: null, distinct_confidences: distinct, tied_pair_share: null,
+    n_pos: n1,
+    n_neg: n0,
+    auc: null,
+    delong_se: null,
+    delong_ci: null,
+    distinct_confidences: distinct,
+    tied_pair_share: null,
   };
   if (n1 === 0 || n0 === 0) return out;
   const sortedPos = [...pos].sort((a, b) => a - b);

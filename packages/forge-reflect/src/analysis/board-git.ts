@@ -27,7 +27,10 @@ export function readTaskFile(text: string): { id: string | null; status: string 
 
 function git(cwd: string, args: string[]): string {
   const r = spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (r.status !== 0) throw new UserError(`git ${args[0]} failed in ${cwd}: ${(r.stderr ?? '').trim().split('\n')[0] ?? ''}; --data-dir must be a folder inside a git repository`);
+  if (r.status !== 0)
+    throw new UserError(
+      `git ${args[0]} failed in ${cwd}: ${(r.stderr ?? '').trim().split('\n')[0] ?? ''}; --data-dir must be a folder inside a git repository`,
+    );
   return r.stdout;
 }
 
@@ -66,7 +69,13 @@ export async function readDataDir(dir: string, data: BoardData): Promise<BoardDa
   const top = git(abs, ['rev-parse', '--show-toplevel']).trim();
   const rel = relative(top, abs) || '.';
   const log = git(top, ['log', '--reverse', '-z', '--format=%x1e%H%x1f%ct%x1f%B%x1f', '--name-status', '--no-renames', '--', rel]);
-  interface Touch { sha: string; time: number; message: string; path: string; deleted: boolean }
+  interface Touch {
+    sha: string;
+    time: number;
+    message: string;
+    path: string;
+    deleted: boolean;
+  }
   const touches: Touch[] = [];
   for (const record of log.split('\u001e').slice(1)) {
     const [sha, ct, message, rest] = record.split('\u001f') as [string, string, string, string | undefined];
@@ -81,7 +90,10 @@ export async function readDataDir(dir: string, data: BoardData): Promise<BoardDa
     }
   }
   const live = touches.filter((t) => !t.deleted);
-  const blobs = await catFileBatch(top, live.map((t) => `${t.sha}:${t.path}`));
+  const blobs = await catFileBatch(
+    top,
+    live.map((t) => `${t.sha}:${t.path}`),
+  );
   const contents = new Map<Touch, string | null>(live.map((t, i) => [t, blobs[i] ?? null]));
   const state = new Map<string, { id: string; done: boolean }>();
   const completed = new Map<string, number>();

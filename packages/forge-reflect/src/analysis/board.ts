@@ -60,7 +60,10 @@ function time(value: unknown): number | undefined {
 
 function eventKind(type: unknown): OutcomeKind | undefined {
   if (typeof type !== 'string') return undefined;
-  const t = type.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const t = type
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (t === 'reopened' || t === 'reopen') return 'reopened';
   if (t === 'revert' || t === 'reverted') return 'revert';
   if (t === 'bug' || t === 'linked_bug' || t === 'bug_linked') return 'linked_bug';
@@ -233,7 +236,13 @@ export function analyzeBoard(data: BoardData, windowMs: number): BoardReport {
     if (first.correct) right++;
     else wrong++;
     if (examples.length < 10) {
-      examples.push({ task: t.id, kind: first.kind, completed_at: new Date(t.completed_at).toISOString(), at: new Date(first.at).toISOString(), correct: first.correct });
+      examples.push({
+        task: t.id,
+        kind: first.kind,
+        completed_at: new Date(t.completed_at).toISOString(),
+        at: new Date(first.at).toISOString(),
+        correct: first.correct,
+      });
     }
   }
   const completed = tasks.size;
@@ -241,11 +250,24 @@ export function analyzeBoard(data: BoardData, windowMs: number): BoardReport {
   let verdict: Verdict;
   let reason: string;
   if (share === null) [verdict, reason] = ['INCONCLUSIVE', 'no completed tasks'];
-  else if (share < BOARD_SHARE_KILL) [verdict, reason] = ['KILL', `${withSignal} of ${completed} completed tasks (${(share * 100).toFixed(1)}%) have a detectable outcome`];
+  else if (share < BOARD_SHARE_KILL)
+    [verdict, reason] = ['KILL', `${withSignal} of ${completed} completed tasks (${(share * 100).toFixed(1)}%) have a detectable outcome`];
   else [verdict, reason] = ['CONTINUE', `${withSignal} of ${completed} completed tasks (${(share * 100).toFixed(1)}%) have a detectable outcome`];
   return {
-    analysis: 'board-history', kill_condition: BOARD_KILL_CONDITION, verdict, reason, window_days: windowMs / 86_400_000,
-    completed, open: data.open, with_signal: withSignal, share, right, wrong, by_kind: byKind, shapes: data.shapes, examples,
+    analysis: 'board-history',
+    kill_condition: BOARD_KILL_CONDITION,
+    verdict,
+    reason,
+    window_days: windowMs / 86_400_000,
+    completed,
+    open: data.open,
+    with_signal: withSignal,
+    share,
+    right,
+    wrong,
+    by_kind: byKind,
+    shapes: data.shapes,
+    examples,
     bad_rows: { count: data.bad.length, lines: data.bad.slice(0, 50) },
   };
 }
@@ -257,7 +279,11 @@ export function renderBoardMarkdown(r: BoardReport): string {
     '|---|---|---|---|---|---|---|---|---|',
     `| ${r.completed} | ${r.with_signal} | ${r.share === null ? 'n/a' : `${(r.share * 100).toFixed(1)}%`} | ${r.right} | ${r.wrong} | ${r.by_kind.reopened} | ${r.by_kind.revert} | ${r.by_kind.linked_bug} | ${r.by_kind.outcome} |`,
     '',
-    `Window: ${r.window_days} days. Records by shape: ${Object.entries(r.shapes).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
+    `Window: ${r.window_days} days. Records by shape: ${
+      Object.entries(r.shapes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }.`,
   ];
   if (r.bad_rows.count > 0) lines.push(`Skipped ${r.bad_rows.count} bad record(s): ${r.bad_rows.lines.map((b) => `line ${b.line} (${b.reason})`).join('; ')}`);
   return `${lines.join('\n')}\n`;

@@ -73,8 +73,13 @@ export function joinCorpus(sidecars: readonly SidecarPoint[], outcomes: readonly
   const rows = [...chosen.values()]
     .sort((a, b) => ms(a.sidecar.ts) - ms(b.sidecar.ts) || a.sidecar.path.localeCompare(b.sidecar.path))
     .map(({ sidecar, outcome }) => ({
-      confidence: sidecar.confidence, correct: outcome.correct, task_ref: sidecar.task_ref, sidecar: sidecar.path,
-      sidecar_ts: sidecar.ts, outcome_at: outcome.at, source: outcome.source,
+      confidence: sidecar.confidence,
+      correct: outcome.correct,
+      task_ref: sidecar.task_ref,
+      sidecar: sidecar.path,
+      sidecar_ts: sidecar.ts,
+      outcome_at: outcome.at,
+      source: outcome.source,
     }));
   return { rows, outcomes: outcomes.length, unmatched, superseded };
 }

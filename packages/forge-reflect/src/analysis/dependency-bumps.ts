@@ -13,7 +13,8 @@ const BUMP_SUBJECT = /\b(bump|update|upgrade|pin)\b.*\b(from|to|v?\d+\.\d+)/i;
 export const MANIFEST_PATH =
   /(^|\/)(package\.json|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|pnpm-workspace\.yaml|bun\.lockb?|\.yarnrc\.yml|cargo\.toml|cargo\.lock|go\.mod|go\.sum|gemfile|gemfile\.lock|composer\.json|composer\.lock|poetry\.lock|pipfile|pipfile\.lock|pyproject\.toml|uv\.lock|requirements[^/]*\.txt|\.nvmrc|\.node-version|\.tool-versions|renovate\.json5?|\.renovaterc(\.json)?|\.github\/dependabot\.ya?ml)$/i;
 
-export const LOCKFILE_PATH = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|go\.sum|gemfile\.lock|composer\.lock|poetry\.lock|pipfile\.lock|uv\.lock|[^/]+\.lock)$/i;
+export const LOCKFILE_PATH =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|go\.sum|gemfile\.lock|composer\.lock|poetry\.lock|pipfile\.lock|uv\.lock|[^/]+\.lock)$/i;
 
 export interface BumpInput {
   author: string;
@@ -28,7 +29,8 @@ export function dependencyBump(input: BumpInput): string | null {
   if (!onlyManifests) return null;
   const subject = subjectOf(input.message);
   const header = parseConventional(subject);
-  if (header?.scope && header.scope.split(/[,\s]+/).some((s) => DEPS_SCOPE.test(s))) return `a ${header.type}(${header.scope}) commit touching only manifests and lockfiles`;
+  if (header?.scope && header.scope.split(/[,\s]+/).some((s) => DEPS_SCOPE.test(s)))
+    return `a ${header.type}(${header.scope}) commit touching only manifests and lockfiles`;
   if (BUMP_SUBJECT.test(header?.description ?? subject)) return 'a version bump touching only manifests and lockfiles';
   return null;
 }

@@ -14,7 +14,13 @@ export function parseDuration(text: string): number | undefined {
 
 const GIT_AGO = /^(\d{1,6})[ .](second|minute|hour|day|week|month|year)s?[ .]ago$/i;
 const AGO_MS: Readonly<Record<string, number>> = {
-  second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000, month: 2_592_000_000, year: 31_536_000_000,
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 604_800_000,
+  month: 2_592_000_000,
+  year: 31_536_000_000,
 };
 
 /** git's `N days ago` / `N.weeks.ago` forms (a month is 30 days, a year 365, as git counts them). */

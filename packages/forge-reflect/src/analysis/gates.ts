@@ -17,15 +17,16 @@ import { namesFailingCheck } from './commit-message.js';
 export type Gate = 'ci' | 'human_review' | 'self_reflection';
 export const GATES: readonly Gate[] = ['ci', 'human_review', 'self_reflection'];
 
-const TEST_PATHS = [
-  /(^|\/)(tests?|__tests__|specs?|e2e|testing)\//i,
-  /\.(test|spec)\.[^/]+$/i,
-  /_test\.(go|py|rb|exs?)$/i,
-  /(^|\/)test_[^/]+\.py$/i,
-];
+const TEST_PATHS = [/(^|\/)(tests?|__tests__|specs?|e2e|testing)\//i, /\.(test|spec)\.[^/]+$/i, /_test\.(go|py|rb|exs?)$/i, /(^|\/)test_[^/]+\.py$/i];
 const CI_PATHS = [
-  /^\.github\/workflows\//i, /(^|\/)\.gitlab-ci\.ya?ml$/i, /(^|\/)jenkinsfile$/i, /^\.circleci\//i, /^\.woodpecker/i,
-  /^\.travis\.ya?ml$/i, /(^|\/)azure-pipelines\.ya?ml$/i, /^\.buildkite\//i,
+  /^\.github\/workflows\//i,
+  /(^|\/)\.gitlab-ci\.ya?ml$/i,
+  /(^|\/)jenkinsfile$/i,
+  /^\.circleci\//i,
+  /^\.woodpecker/i,
+  /^\.travis\.ya?ml$/i,
+  /(^|\/)azure-pipelines\.ya?ml$/i,
+  /^\.buildkite\//i,
 ];
 const BUILD_PATHS = [
   /(^|\/)(package\.json|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|pnpm-workspace\.yaml|yarn\.lock|makefile|gnumakefile|cmakelists\.txt|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|pom\.xml|cargo\.toml|cargo\.lock|go\.mod|go\.sum|setup\.py|setup\.cfg|pyproject\.toml|dockerfile|build\.xml|build\.sh)$/i,
@@ -72,12 +73,21 @@ export function classifyGate(input: GateInput): GateResult {
   if (test) return { gate: 'ci', rule: `the fix adds or changes a test: ${test}` };
   if (namesFailingCheck(input.fixMessage)) return { gate: 'ci', rule: 'the message names a failing build or test' };
   const defect = input.defectFiles ?? input.inducingFiles;
-  if (defect.length > 0 && defect.every((f) => { const k = ciPathKind(f); return k === 'ci' || k === 'build'; })) {
+  if (
+    defect.length > 0 &&
+    defect.every((f) => {
+      const k = ciPathKind(f);
+      return k === 'ci' || k === 'build';
+    })
+  ) {
     return { gate: 'ci', rule: `the defect sits in CI or build files: ${defect.slice(0, 3).join(', ')}` };
   }
   if (input.inducingFiles.length > 0) {
     const floor = evaluateRiskFloor({ filesChanged: input.inducingFiles.map((f) => withoutRepoName(f, input.repoName)) });
     if (floor.needs_review) return { gate: 'human_review', rule: `the introducing change needs review: ${floor.reason}` };
   }
-  return { gate: 'self_reflection', rule: 'no test in the fix, no failing check named, defect outside CI/build files, no review surface in the introducing change' };
+  return {
+    gate: 'self_reflection',
+    rule: 'no test in the fix, no failing check named, defect outside CI/build files, no review surface in the introducing change',
+  };
 }

@@ -87,7 +87,15 @@ export type ExclusionReason =
   | 'cause_before_window';
 
 export const EXCLUSIONS: readonly ExclusionReason[] = [
-  'dependency_bump', 'quoted_revert', 'revert_of_revert', 'duplicate', 'delay_zero', 'cause_after_fix', 'add_only', 'nothing_to_blame', 'cause_before_window',
+  'dependency_bump',
+  'quoted_revert',
+  'revert_of_revert',
+  'duplicate',
+  'delay_zero',
+  'cause_after_fix',
+  'add_only',
+  'nothing_to_blame',
+  'cause_before_window',
 ];
 
 export interface SetAsideSignal {
@@ -214,7 +222,10 @@ export function dateBasis(sources: Record<DateSource, number>): DateBasis {
 /** Stage 1: the commits that may be signals (fixes and real reverts in range), and the early exclusions. */
 export function screenCommits(input: readonly Commit[], options: Pick<GitHistoryOptions, 'since'>): Screened {
   // Oldest first; git lists newest first, so equal times keep parents before children when reversed.
-  const commits = input.map((c, i) => ({ c, i })).sort((a, b) => a.c.time - b.c.time || b.i - a.i).map((x) => x.c);
+  const commits = input
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => a.c.time - b.c.time || b.i - a.i)
+    .map((x) => x.c);
   const mode = detectMode(commits);
   const bySha = new Map<string, Commit>();
   const counts = { read: commits.length, in_range: 0, merges: 0, roots: 0, renames: 0 };
@@ -242,7 +253,12 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
     const kind = own ? 'revert' : commitKind(c.message, mode);
     const quoted = !own && Boolean(parseRevert(c.message));
     if (quoted && kind !== 'fix') {
-      early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; the commit itself is no revert' });
+      early.push({
+        ...base,
+        kind: 'revert',
+        reason: 'quoted_revert',
+        detail: 'a squash body quoting reverts of other commits; the commit itself is no revert',
+      });
       continue;
     }
     if (kind !== 'revert' && kind !== 'fix') continue;
@@ -252,7 +268,8 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
       early.push({ ...base, kind: 'fix', reason: 'dependency_bump', detail: bump });
       continue;
     }
-    if (quoted) early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
+    if (quoted)
+      early.push({ ...base, kind: 'revert', reason: 'quoted_revert', detail: 'a squash body quoting reverts of other commits; counted as the fix it is' });
     candidates.push({ commit: c, kind: kind === 'revert' ? 'revert' : 'fix', revert: own });
   }
   return { mode, commits, bySha, candidates, early, counts, written, dates: dateBasis(sources) };
@@ -265,7 +282,10 @@ export function screenCommits(input: readonly Commit[], options: Pick<GitHistory
 export function planEvidence(screened: Screened, diffs: Evidence['diffs']): { copies: Map<string, string[]>; plans: Map<string, BlamePlan> } {
   const at = (c: Candidate) => screened.written.get(c.commit.sha) ?? c.commit.time;
   // Oldest written first (the original before its copies), then oldest committed, then history order.
-  const ordered = screened.candidates.map((c, i) => ({ c, i })).sort((a, b) => at(a.c) - at(b.c) || a.c.commit.time - b.c.commit.time || a.i - b.i).map((x) => x.c);
+  const ordered = screened.candidates
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => at(a.c) - at(b.c) || a.c.commit.time - b.c.commit.time || a.i - b.i)
+    .map((x) => x.c);
   const dupOf = findDuplicates(ordered.map((c) => ({ sha: c.commit.sha, fingerprint: patchFingerprint(diffs.get(c.commit.sha) ?? []) })));
   const copies = new Map<string, string[]>();
   for (const c of ordered) {
@@ -287,7 +307,9 @@ function findSha(bySha: Map<string, Commit>, sha: string): Commit | undefined {
   return undefined;
 }
 
-type Judged = { signal: Signal; setAside?: undefined; lines: number; blamed: boolean } | { signal?: undefined; setAside: SetAsideSignal; lines: number; blamed: boolean };
+type Judged =
+  | { signal: Signal; setAside?: undefined; lines: number; blamed: boolean }
+  | { signal?: undefined; setAside: SetAsideSignal; lines: number; blamed: boolean };
 
 export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryOptions, evidence: Evidence): GitHistoryReport {
   const screened = screenCommits(input, options);
@@ -303,7 +325,13 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
   const bySubject = new Map<string, Commit>();
   for (const c of screened.commits) if (!bySubject.has(subjectOf(c.message))) bySubject.set(subjectOf(c.message), c);
   const gateOf = (fix: Commit, inducing: readonly string[], defect: readonly string[]) =>
-    classifyGate({ fixFiles: fix.files.map((f) => f.path), fixMessage: fix.message, inducingFiles: inducing, defectFiles: defect, repoName: options.repoName ?? null });
+    classifyGate({
+      fixFiles: fix.files.map((f) => f.path),
+      fixMessage: fix.message,
+      inducingFiles: inducing,
+      defectFiles: defect,
+      repoName: options.repoName ?? null,
+    });
   const dated = (c: Commit) => (writtenAt(c).source === 'author' ? 'author date' : 'committer date');
   /** Why a signal has no delay to count: written together with its cause, or before it. Null when it has one. */
   const noDelay = (fix: Commit, cause: Commit, what: string): { reason: ExclusionReason; detail: string } | null => {
@@ -311,22 +339,33 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     if (delay > DELAY_ZERO_SECONDS) return null;
     const by = dated(fix) === dated(cause) ? `by ${dated(fix)}` : `the fix by ${dated(fix)}, the cause by ${dated(cause)}`;
     if (delay < -DELAY_ZERO_SECONDS) {
-      return { reason: 'cause_after_fix', detail: `${what} ${cause.sha.slice(0, 10)} was written ${(-delay / 86_400).toFixed(2)} d after the fix (${by}): a squashed or re-dated cause, no delay to measure` };
+      return {
+        reason: 'cause_after_fix',
+        detail: `${what} ${cause.sha.slice(0, 10)} was written ${(-delay / 86_400).toFixed(2)} d after the fix (${by}): a squashed or re-dated cause, no delay to measure`,
+      };
     }
-    return { reason: 'delay_zero', detail: `${what} ${cause.sha.slice(0, 10)} was written at the same time (${by}, within ${DELAY_ZERO_SECONDS} s): fixed with its cause, not found later` };
+    return {
+      reason: 'delay_zero',
+      detail: `${what} ${cause.sha.slice(0, 10)} was written at the same time (${by}, within ${DELAY_ZERO_SECONDS} s): fixed with its cause, not found later`,
+    };
   };
 
   const judge = (cand: Candidate): Judged => {
     const c = cand.commit;
     const base = { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)) };
     const signalBase = { ...base, committed_at: iso(c.time) };
-    const aside = (reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged => ({ setAside: { ...base, reason, detail, of }, lines, blamed });
+    const aside = (reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged => ({
+      setAside: { ...base, reason, detail, of },
+      lines,
+      blamed,
+    });
     if (cand.kind === 'revert') {
       const r = cand.revert as RevertInfo;
       let target = r.sha ? findSha(bySha, r.sha) : undefined;
       if (!target && r.quoted) target = bySubject.get(r.kind === 'reapply' ? `Revert "${r.quoted}"` : r.quoted);
       if (target && target.time > c.time) target = undefined; // committed after the revert: not its target
-      const ofRevert = r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
+      const ofRevert =
+        r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
       if (ofRevert) return aside('revert_of_revert', 'restores a reverted change; the first revert is the failure signal', target?.sha ?? r.sha);
       const none = target ? noDelay(c, target, 'the reverted commit') : null;
       if (target && none) return aside(none.reason, none.detail, target.sha);
@@ -334,8 +373,13 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
       const gate = gateOf(c, inducing, inducing);
       return {
         signal: {
-          ...signalBase, fixes: target?.sha ?? r.sha, candidates: target ? [target.sha] : [], causes: target ? [causeOf(target, null)] : [],
-          delay_days: target ? (at(c) - at(target)) / 86_400 : null, ...gate, capped: false,
+          ...signalBase,
+          fixes: target?.sha ?? r.sha,
+          candidates: target ? [target.sha] : [],
+          causes: target ? [causeOf(target, null)] : [],
+          delay_days: target ? (at(c) - at(target)) / 86_400 : null,
+          ...gate,
+          capped: false,
         },
         lines: 0,
         blamed: false,
@@ -378,15 +422,26 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     }
     if (lines.size === 0) return aside('cause_before_window', `its ${plan.lines} blamed line(s) were last touched before the window`, null, plan.lines, true);
     // Most recently written first (R-SZZ); committer order, then blamed lines, break ties.
-    const causes = [...lines.keys()].map((s) => bySha.get(s) as Commit).sort((a, b) => at(b) - at(a) || b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
+    const causes = [...lines.keys()]
+      .map((s) => bySha.get(s) as Commit)
+      .sort((a, b) => at(b) - at(a) || b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
     const primary = causes[0] as Commit;
     const none = noDelay(c, primary, 'its cause');
     if (none) return aside(none.reason, none.detail, primary.sha, plan.lines, true);
-    const gate = gateOf(c, primary.files.map((f) => f.path), [...(paths.get(primary.sha) ?? [])]);
+    const gate = gateOf(
+      c,
+      primary.files.map((f) => f.path),
+      [...(paths.get(primary.sha) ?? [])],
+    );
     return {
       signal: {
-        ...signalBase, fixes: primary.sha, candidates: causes.map((x) => x.sha), causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0)),
-        delay_days: (at(c) - at(primary)) / 86_400, ...gate, capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
+        ...signalBase,
+        fixes: primary.sha,
+        candidates: causes.map((x) => x.sha),
+        causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0)),
+        delay_days: (at(c) - at(primary)) / 86_400,
+        ...gate,
+        capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
       },
       lines: plan.lines,
       blamed: true,
@@ -412,7 +467,15 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     const c = cand.commit;
     const stays = duplicateOf.get(c.sha);
     if (stays) {
-      setAside.push({ kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)), reason: 'duplicate', detail: `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`, of: stays });
+      setAside.push({
+        kind: cand.kind,
+        sha: c.sha,
+        subject: subjectOf(c.message),
+        at: iso(at(c)),
+        reason: 'duplicate',
+        detail: `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`,
+        of: stays,
+      });
       continue;
     }
     const plan = plans.get(c.sha);
@@ -453,7 +516,12 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     mode,
     commits: counts,
     dates: screened.dates,
-    signals: { total, reverts: signals.filter((s) => s.kind === 'revert').length, fixes: signals.filter((s) => s.kind === 'fix').length, capped: signals.filter((s) => s.capped).length },
+    signals: {
+      total,
+      reverts: signals.filter((s) => s.kind === 'revert').length,
+      fixes: signals.filter((s) => s.kind === 'fix').length,
+      capped: signals.filter((s) => s.capped).length,
+    },
     self_share: selfShare,
     excluded,
     blame: { fixes_blamed: fixesBlamed, lines_blamed: linesBlamed, set_aside_lines: setAsideLines, depth: depth.text },
@@ -487,7 +555,8 @@ export function depthNote(options: GitHistoryOptions, commits: readonly Commit[]
   }, Infinity);
   const needs = (earliest === Infinity ? options.since / 1000 : earliest) - windowSec;
   const base = `shallow clone: blame reaches back to ${iso(edge)} (${options.shallow.boundaryCommits} boundary commit(s))`;
-  if (needs < edge) return { short: true, text: `${base}; the window needs ${iso(Math.max(0, needs))}; fetch more history (git fetch --unshallow, or --shallow-since)` };
+  if (needs < edge)
+    return { short: true, text: `${base}; the window needs ${iso(Math.max(0, needs))}; fetch more history (git fetch --unshallow, or --shallow-since)` };
   return { short: false, text: `${base}; enough for the window` };
 }
 

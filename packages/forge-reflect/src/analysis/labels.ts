@@ -72,7 +72,7 @@ export function sampleSignals(signals: readonly Signal[], n: number, seed: numbe
   const take = GATES.map(() => 0);
   let left = Math.min(n, signals.length);
   while (left > 0) {
-    const open = GATES.map((_, i) => i).filter((i) => take[i] as number < (pools[i] as Signal[]).length);
+    const open = GATES.map((_, i) => i).filter((i) => (take[i] as number) < (pools[i] as Signal[]).length);
     if (open.length === 0) break;
     for (const i of open) {
       if (left === 0) break;
@@ -125,8 +125,13 @@ export interface LabelledRow {
 
 /** The first thing wrong with a labels file, as one line, or the rows. */
 export function parseLabels(text: string, report: GitHistoryReport): { header: SheetHeader; rows: LabelledRow[] } | { error: string } {
-  const lines = text.split('\n').map((l, i) => ({ l: l.trim(), n: i + 1 })).filter((x) => x.l !== '');
-  const bad = (n: number, why: string) => ({ error: `labels line ${n}: ${why}; pass the sheet --out wrote for this repository and window, with only the human fields changed` });
+  const lines = text
+    .split('\n')
+    .map((l, i) => ({ l: l.trim(), n: i + 1 }))
+    .filter((x) => x.l !== '');
+  const bad = (n: number, why: string) => ({
+    error: `labels line ${n}: ${why}; pass the sheet --out wrote for this repository and window, with only the human fields changed`,
+  });
   const first = lines[0];
   if (!first) return { error: 'the labels file is empty; pass the sheet --sample N --out wrote, with human fields filled' };
   let header: SheetHeader;
@@ -135,8 +140,10 @@ export function parseLabels(text: string, report: GitHistoryReport): { header: S
   } catch {
     return bad(first.n, 'not JSON');
   }
-  if (header?.sheet !== SHEET_VERSION || typeof header.population !== 'object' || header.population === null) return bad(first.n, `not a ${SHEET_VERSION} header`);
-  for (const g of GATES) if (!Number.isInteger(header.population[g]) || (header.population[g] as number) < 0) return bad(first.n, `population.${g} is not a count`);
+  if (header?.sheet !== SHEET_VERSION || typeof header.population !== 'object' || header.population === null)
+    return bad(first.n, `not a ${SHEET_VERSION} header`);
+  for (const g of GATES)
+    if (!Number.isInteger(header.population[g]) || (header.population[g] as number) < 0) return bad(first.n, `population.${g} is not a count`);
   const bySha = new Map(report.list.map((s) => [s.sha, s]));
   const rows: LabelledRow[] = [];
   const seen = new Set<string>();
@@ -156,13 +163,21 @@ export function parseLabels(text: string, report: GitHistoryReport): { header: S
     const h = row.human as Partial<HumanLabel> | undefined;
     if (typeof h !== 'object' || h === null) return bad(n, 'no "human" object');
     if (h.failure !== null && typeof h.failure !== 'boolean') return bad(n, `human.failure ${JSON.stringify(h.failure)} is not true, false or null`);
-    if (h.gate !== null && h.gate !== undefined && !GATES.includes(h.gate)) return bad(n, `human.gate ${JSON.stringify(h.gate)} is not ${GATES.join(', ')} or null`);
+    if (h.gate !== null && h.gate !== undefined && !GATES.includes(h.gate))
+      return bad(n, `human.gate ${JSON.stringify(h.gate)} is not ${GATES.join(', ')} or null`);
     const cause = h.cause ?? null;
     if (cause !== null && !(typeof cause === 'string' && (/^[0-9a-f]{7,40}$/.test(cause) || cause === 'other' || cause === 'none' || cause === 'unknown'))) {
       return bad(n, `human.cause ${JSON.stringify(cause)} is not a 7-40 hex sha, "other", "none", "unknown" or null`);
     }
-    if (h.failure === true && (h.gate === null || h.gate === undefined)) return bad(n, 'human.failure is true but human.gate is null; name the gate (or set failure to null to skip the row)');
-    rows.push({ id: row.id, bucket: signal.gate, fixes: signal.fixes, candidates: signal.candidates, human: { failure: h.failure ?? null, gate: h.gate ?? null, cause, note: typeof h.note === 'string' ? h.note : '' } });
+    if (h.failure === true && (h.gate === null || h.gate === undefined))
+      return bad(n, 'human.failure is true but human.gate is null; name the gate (or set failure to null to skip the row)');
+    rows.push({
+      id: row.id,
+      bucket: signal.gate,
+      fixes: signal.fixes,
+      candidates: signal.candidates,
+      human: { failure: h.failure ?? null, gate: h.gate ?? null, cause, note: typeof h.note === 'string' ? h.note : '' },
+    });
   }
   if (rows.length === 0) return { error: 'the labels file has a header but no rows; pass the sheet --sample N --out wrote' };
   return { header, rows };
@@ -214,7 +229,9 @@ export function labelStats(rows: readonly LabelledRow[], population: Record<Gate
   const named = failures.filter((r) => r.human.cause !== null && (/^[0-9a-f]+$/.test(r.human.cause) || r.human.cause === 'other'));
   const isSha = (r: LabelledRow) => r.human.cause !== 'other';
   const primary = named.filter((r) => isSha(r) && r.fixes !== null && matches(r.fixes, r.human.cause as string)).length;
-  const any = named.filter((r) => isSha(r) && (r.candidates.some((c) => matches(c, r.human.cause as string)) || (r.fixes !== null && matches(r.fixes, r.human.cause as string)))).length;
+  const any = named.filter(
+    (r) => isSha(r) && (r.candidates.some((c) => matches(c, r.human.cause as string)) || (r.fixes !== null && matches(r.fixes, r.human.cause as string))),
+  ).length;
   // Stratified estimate: each labelled row stands for population / labelled rows of its bucket.
   const weight = (g: Gate) => (perBucket[g].labelled === 0 ? 0 : population[g] / perBucket[g].labelled);
   const selfShare = weightedShare(failures, weight, (r) => r.human.gate === 'self_reflection');
@@ -227,25 +244,39 @@ export function labelStats(rows: readonly LabelledRow[], population: Record<Gate
     non_failure: wilson(nonFailure.p * nonFailure.nEff, nonFailure.nEff),
     per_bucket: perBucket,
     kappa: cohenKappa(failures.map((r) => [r.bucket, r.human.gate as string] as const)),
-    cause: { named: named.length, primary: wilson(primary, named.length), any: wilson(any, named.length), none: failures.filter((r) => r.human.cause === 'none').length },
+    cause: {
+      named: named.length,
+      primary: wilson(primary, named.length),
+      any: wilson(any, named.length),
+      none: failures.filter((r) => r.human.cause === 'none').length,
+    },
     self_share: { ...self, k: Math.round(selfShare.hits * 1000) / 1000 },
   };
 }
 
 /** The report with the labels' evidence: the verdict now rests on the labelled estimate. */
-export function withLabels(report: GitHistoryReport, stats: LabelStats): GitHistoryReport & { labels: LabelStats; heuristic_verdict: { verdict: string; reason: string } } {
+export function withLabels(
+  report: GitHistoryReport,
+  stats: LabelStats,
+): GitHistoryReport & { labels: LabelStats; heuristic_verdict: { verdict: string; reason: string } } {
   const heuristic = { verdict: report.verdict, reason: report.reason };
   let verdict = report.verdict;
   let reason: string;
   // A clone too shallow for the window (the verdict's reason is then the depth note) stays inconclusive.
   if (report.reason === report.blame.depth) reason = report.reason;
   else if (stats.failures === 0) [verdict, reason] = ['INCONCLUSIVE', `none of the ${stats.labelled} labelled signals is a real failure`];
-  else [verdict, reason] = shareVerdict(stats.self_share, `an estimated share of real failures (${stats.failures} labelled)`, 'from the labels (weighted by bucket)');
+  else
+    [verdict, reason] = shareVerdict(
+      stats.self_share,
+      `an estimated share of real failures (${stats.failures} labelled)`,
+      'from the labels (weighted by bucket)',
+    );
   return { ...report, verdict, reason, evidence: 'labels', labels: stats, heuristic_verdict: heuristic };
 }
 
 export function renderLabelsMarkdown(stats: LabelStats): string {
-  const f = (p: Proportion) => (p.p === null || !p.ci ? 'n/a' : `${(p.p * 100).toFixed(1)}% (95% CI ${(p.ci[0] * 100).toFixed(1)}–${(p.ci[1] * 100).toFixed(1)}%)`);
+  const f = (p: Proportion) =>
+    p.p === null || !p.ci ? 'n/a' : `${(p.p * 100).toFixed(1)}% (95% CI ${(p.ci[0] * 100).toFixed(1)}–${(p.ci[1] * 100).toFixed(1)}%)`;
   const lines = [
     '## Agreement with the labels',
     '',
@@ -256,7 +287,10 @@ export function renderLabelsMarkdown(stats: LabelStats): string {
     '',
     '| bucket | labelled | real failures | human agrees | precision |',
     '|---|---|---|---|---|',
-    ...GATES.map((g) => `| ${g} | ${stats.per_bucket[g].labelled} | ${stats.per_bucket[g].failures} | ${stats.per_bucket[g].agree} | ${f(stats.per_bucket[g].precision)} |`),
+    ...GATES.map(
+      (g) =>
+        `| ${g} | ${stats.per_bucket[g].labelled} | ${stats.per_bucket[g].failures} | ${stats.per_bucket[g].agree} | ${f(stats.per_bucket[g].precision)} |`,
+    ),
     '',
   ];
   return `${lines.join('\n')}\n`;

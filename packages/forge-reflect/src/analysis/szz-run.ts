@@ -45,7 +45,11 @@ export const NO_DIFF_ATTRIBUTES = ['*.lock', 'package-lock.json', 'npm-shrinkwra
   .join('\n');
 
 /** Streams the patch pass: full diffs for `wanted`, hunk headers for every commit. */
-export async function readPatchLog(repo: string, wanted: ReadonlySet<string>, since?: string): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
+export async function readPatchLog(
+  repo: string,
+  wanted: ReadonlySet<string>,
+  since?: string,
+): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
   const dir = mkdtempSync(join(tmpdir(), 'forge-reflect-p2-'));
   const attributes = join(dir, 'attributes');
   writeFileSync(attributes, `${NO_DIFF_ATTRIBUTES}\n`);
@@ -56,9 +60,26 @@ export async function readPatchLog(repo: string, wanted: ReadonlySet<string>, si
   }
 }
 
-async function patchLog(repo: string, wanted: ReadonlySet<string>, attributes: string, since?: string): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
-  const args = ['-c', `core.attributesFile=${attributes}`, 'log', '-p', '-U0', '-w', '-M', '--no-color', '--no-ext-diff', '--no-textconv',
-    `--format=${RS}%H`, '--diff-merges=first-parent'];
+async function patchLog(
+  repo: string,
+  wanted: ReadonlySet<string>,
+  attributes: string,
+  since?: string,
+): Promise<{ diffs: Map<string, FileDiff[]>; hunks: Map<string, CommitHunks> }> {
+  const args = [
+    '-c',
+    `core.attributesFile=${attributes}`,
+    'log',
+    '-p',
+    '-U0',
+    '-w',
+    '-M',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    `--format=${RS}%H`,
+    '--diff-merges=first-parent',
+  ];
   if (since) args.push(`--since=${since}`);
   const diffs = new Map<string, FileDiff[]>();
   const hunks = new Map<string, CommitHunks>();
@@ -83,7 +104,11 @@ export interface MergeJob {
 }
 
 /** Asks git blame, at each merge, which commit of the merged branch wrote the lines the merge brought in. */
-export async function blameMerges(repo: string, jobs: readonly MergeJob[], concurrency = Math.max(2, availableParallelism() * 2)): Promise<Map<MergeJob, BlameLineGroup[]>> {
+export async function blameMerges(
+  repo: string,
+  jobs: readonly MergeJob[],
+  concurrency = Math.max(2, availableParallelism() * 2),
+): Promise<Map<MergeJob, BlameLineGroup[]>> {
   const out = new Map<MergeJob, BlameLineGroup[]>();
   let next = 0;
   const worker = async () => {
@@ -108,7 +133,9 @@ export async function readShallow(repo: string, commits: readonly Commit[]): Pro
   let shas: string[] = [];
   try {
     const full = path.startsWith('/') ? path : `${repo}/${path}`;
-    shas = readFileSync(full, 'utf8').split('\n').filter((s) => /^[0-9a-f]{40}$/.test(s));
+    shas = readFileSync(full, 'utf8')
+      .split('\n')
+      .filter((s) => /^[0-9a-f]{40}$/.test(s));
   } catch {
     return null;
   }
@@ -170,7 +197,8 @@ export async function readPatches(repo: string, shas: readonly string[]): Promis
   const unique = [...new Set(shas)];
   if (unique.length === 0) return map;
   const r = await run(repo, ['diff-tree', '--stdin', '-p', '-U3', '-M', '--root', '--no-color', '--no-ext-diff', '--no-textconv'], `${unique.join('\n')}\n`);
-  if (r.code !== 0) throw new UserError(`git diff-tree failed in ${repo}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}; pass --repo a full git repository`);
+  if (r.code !== 0)
+    throw new UserError(`git diff-tree failed in ${repo}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}; pass --repo a full git repository`);
   const parts = r.stdout.split(/^(?=[0-9a-f]{40}$)/m);
   for (const part of parts) {
     const sha = part.slice(0, 40);

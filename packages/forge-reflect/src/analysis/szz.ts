@@ -70,7 +70,7 @@ export function planBlame(files: readonly FileDiff[], caps = { files: MAX_BLAME_
   let capped = false;
   for (const f of files) {
     const path = f.oldPath ?? f.newPath ?? '';
-    const why = f.binary ? 'binary' : setAsidePath(path) ?? (f.newPath ? setAsidePath(f.newPath) : null);
+    const why = f.binary ? 'binary' : (setAsidePath(path) ?? (f.newPath ? setAsidePath(f.newPath) : null));
     if (why) {
       setAside[why] += f.deleted.length || (f.binary ? 1 : 0);
       continue;

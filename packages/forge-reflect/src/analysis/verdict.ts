@@ -59,13 +59,17 @@ export function decide(d: Discrimination, rules: VerdictRules): VerdictResult {
     };
   }
   if (d.n_pos < rules.minPerClass || d.n_neg < rules.minPerClass) {
-    return { verdict: 'INCONCLUSIVE', reason: `too few per class in the high subset (${d.n_pos} correct, ${d.n_neg} wrong; need ${rules.minPerClass} of each)` };
+    return {
+      verdict: 'INCONCLUSIVE',
+      reason: `too few per class in the high subset (${d.n_pos} correct, ${d.n_neg} wrong; need ${rules.minPerClass} of each)`,
+    };
   }
   if (d.delong_ci === null) return { verdict: 'INCONCLUSIVE', reason: 'no DeLong interval (a class has fewer than 2 rows)' };
   const top = rules.chance + rules.margin;
   const [lo, hi] = d.delong_ci;
   const interval = `[${lo.toFixed(4)}, ${hi.toFixed(4)}]`;
-  if (hi <= top) return { verdict: 'KILL', reason: `the 95% interval ${interval} lies at or below ${fmt(top)}: no discrimination beyond chance on the high subset` };
+  if (hi <= top)
+    return { verdict: 'KILL', reason: `the 95% interval ${interval} lies at or below ${fmt(top)}: no discrimination beyond chance on the high subset` };
   if (lo > top) return { verdict: 'CONTINUE', reason: `the 95% interval ${interval} lies above ${fmt(top)}: the score ranks outcomes within the high subset` };
   return { verdict: 'INCONCLUSIVE', reason: `the 95% interval ${interval} straddles ${fmt(top)}: more data needed` };
 }

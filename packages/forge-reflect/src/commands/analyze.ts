@@ -38,14 +38,16 @@ function fraction(flag: string, value: unknown, fallback: number, example: strin
   if (value === undefined) return fallback;
   const text = String(value).trim();
   const n = Number(text);
-  if (text === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usageError(`--${flag} ${JSON.stringify(String(value))} is not a number from 0 to 1; e.g. --${flag} ${example}`);
+  if (text === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw usageError(`--${flag} ${JSON.stringify(String(value))} is not a number from 0 to 1; e.g. --${flag} ${example}`);
   return n;
 }
 
 function whole(flag: string, value: unknown, fallback: number, max: number, example: string): number {
   if (value === undefined) return fallback;
   const text = String(value).trim();
-  if (!/^\d+$/.test(text) || Number(text) > max) throw usageError(`--${flag} ${JSON.stringify(String(value))} is not a whole number from 0 to ${max}; e.g. --${flag} ${example}`);
+  if (!/^\d+$/.test(text) || Number(text) > max)
+    throw usageError(`--${flag} ${JSON.stringify(String(value))} is not a whole number from 0 to ${max}; e.g. --${flag} ${example}`);
   return Number(text);
 }
 
@@ -121,7 +123,8 @@ async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markd
   }
   const sample = args.sample === undefined ? undefined : whole('sample', args.sample, 0, 100_000, '50');
   const seed = whole('seed', args.seed, 0, 4_294_967_295, '1');
-  if (sample !== undefined && (args.out === undefined || String(args.out) === '')) throw usageError('--sample needs --out FILE.jsonl (the labelling sheet); e.g. --sample 50 --seed 1 --out sheet.jsonl');
+  if (sample !== undefined && (args.out === undefined || String(args.out) === ''))
+    throw usageError('--sample needs --out FILE.jsonl (the labelling sheet); e.g. --sample 50 --seed 1 --out sheet.jsonl');
   if (sample !== undefined && args.labels !== undefined) throw usageError('--sample writes a sheet and --labels reads one; use one at a time');
   try {
     if (!statSync(repo).isDirectory()) throw new Error('ENOTDIR');
@@ -136,7 +139,10 @@ async function gitHistory(args: Record<string, unknown>, format: 'json' | 'markd
   const meta = { repo, repo_name: options.repoName, since: new Date(since).toISOString(), window_days: windowMs / 86_400_000 };
   if (sample !== undefined) {
     const picked = sampleSignals(report.list, sample, seed);
-    const patches = await readPatches(repo, picked.flatMap((s) => [s.sha, ...s.causes.slice(0, 3).map((c) => c.sha)]));
+    const patches = await readPatches(
+      repo,
+      picked.flatMap((s) => [s.sha, ...s.causes.slice(0, 3).map((c) => c.sha)]),
+    );
     const header = sheetHeader(report, repo, meta.since, meta.window_days, seed, sample);
     const text = [header, ...picked.map((s) => sheetRow(s, patches))].map((x) => JSON.stringify(x)).join('\n');
     const out = String(args.out);

@@ -5,7 +5,17 @@ import { usageError } from '../errors.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';
 import { writeAttemptFile } from '../loops/attempt-key.js';
-import { decide, DEFAULT_POLICY, parsePolicy, renderFixBrief, summarizeFeedback, summarizeReview, summarizeTests, type CheckSummary, type LoopPolicy } from '../loops/bounce-core.js';
+import {
+  decide,
+  DEFAULT_POLICY,
+  parsePolicy,
+  renderFixBrief,
+  summarizeFeedback,
+  summarizeReview,
+  summarizeTests,
+  type CheckSummary,
+  type LoopPolicy,
+} from '../loops/bounce-core.js';
 import { recordCheck, taskHistory } from '../loops/bounce-store.js';
 import { resolveNow } from '../loops/clock.js';
 import { readJsonFile, readValidated } from '../loops/input-file.js';
@@ -32,7 +42,8 @@ function readCheck(args: Record<string, unknown>): CheckSummary {
 function readPolicy(file: unknown): LoopPolicy {
   if (file === undefined) return DEFAULT_POLICY;
   const parsed = parsePolicy(readJsonFile(String(file), 'policy'));
-  if (typeof parsed === 'string') throw new UserError(`the policy file ${String(file)} is invalid: ${parsed}; e.g. {"max_bounces": {"review": 3, "testing": 2}}`);
+  if (typeof parsed === 'string')
+    throw new UserError(`the policy file ${String(file)} is invalid: ${parsed}; e.g. {"max_bounces": {"review": 3, "testing": 2}}`);
   return parsed;
 }
 
@@ -55,14 +66,28 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (decision.decision === 'bounce') {
       events.push({
         type: 'loop.phase_bounce',
-        payload: { ...base, from: check.phase, to: 'implementation', bounce: decision.bounce_number, actionable: check.items.length, total: check.total, items: check.items.map((i) => i.id) },
+        payload: {
+          ...base,
+          from: check.phase,
+          to: 'implementation',
+          bounce: decision.bounce_number,
+          actionable: check.items.length,
+          total: check.total,
+          items: check.items.map((i) => i.id),
+        },
       });
     }
     if (decision.rule === 'diminishing_returns') {
-      events.push({ type: 'loop.diminishing_returns', payload: { ...base, bounces: history.bounces, actionable: check.items.length, previous_actionable: history.last_actionable } });
+      events.push({
+        type: 'loop.diminishing_returns',
+        payload: { ...base, bounces: history.bounces, actionable: check.items.length, previous_actionable: history.last_actionable },
+      });
     }
     if (decision.decision === 'escalate') {
-      events.push({ type: 'loop.escalated', payload: { ...base, rule: decision.rule, reason: decision.reason, bounces: history.bounces, regressions: decision.regressions } });
+      events.push({
+        type: 'loop.escalated',
+        payload: { ...base, rule: decision.rule, reason: decision.reason, bounces: history.bounces, regressions: decision.regressions },
+      });
     }
     insertLoopEvents(log, events, now);
     const attempt = recorded.task_bounces + 1;
@@ -98,7 +123,11 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const paint = painter(useColour());
   const word = output.decision === 'approve' ? paint.ok('approve') : output.decision === 'bounce' ? paint.bold('bounce') : paint.bad('escalate');
   process.stdout.write(`${word} (${String(output.rule)}): ${String(output.reason)}\n`);
-  process.stdout.write(paint.dim(`${task} · ${check.phase} bounces ${String(output.phase_bounces)}/${String(output.max_bounces)} · next reflection_attempt ${String(output.next_reflection_attempt)}\n`));
+  process.stdout.write(
+    paint.dim(
+      `${task} · ${check.phase} bounces ${String(output.phase_bounces)}/${String(output.max_bounces)} · next reflection_attempt ${String(output.next_reflection_attempt)}\n`,
+    ),
+  );
   if (brief) process.stdout.write(`\n${brief}`);
   return 0;
 }

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DEMO_BASE_FILES, DEMO_SESSION_ID, demoSession, type DemoStep } from '../demo/session-script.js';
+import { DEMO_BASE_FILES, demoSession, type DemoStep } from '../demo/session-script.js';
 import { drainSpool } from '../log/drain.js';
 import { UserError } from '../errors.js';
 import { openEventLog } from '../log/event-log.js';
@@ -41,7 +41,12 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 function gitIn(repo: string, env: NodeJS.ProcessEnv) {
   return (...args: string[]) => {
-    const r = run('git', ['-c', 'user.name=forge-reflect demo', '-c', 'user.email=demo@forge-reflect.invalid', '-c', 'commit.gpgsign=false', ...args], repo, env);
+    const r = run(
+      'git',
+      ['-c', 'user.name=forge-reflect demo', '-c', 'user.email=demo@forge-reflect.invalid', '-c', 'commit.gpgsign=false', ...args],
+      repo,
+      env,
+    );
     if (r.status !== 0) throw new UserError(`demo: git ${args[0]} failed (${r.stderr.trim()}); is git installed?`);
   };
 }
@@ -151,7 +156,9 @@ export async function run_(args: Record<string, unknown>): Promise<number> {
     say(`Remove it:   rm -rf ${repo}`);
   }
   if (broken.length > 0 || sidecarPath === null) {
-    process.stderr.write(`forge-reflect demo: ${broken.length} hook run(s) broke the promise${sidecarPath ? '' : ' and no sidecar was written'}; run forge-reflect doctor\n`);
+    process.stderr.write(
+      `forge-reflect demo: ${broken.length} hook run(s) broke the promise${sidecarPath ? '' : ' and no sidecar was written'}; run forge-reflect doctor\n`,
+    );
     return 1;
   }
   return 0;

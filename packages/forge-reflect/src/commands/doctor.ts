@@ -7,7 +7,15 @@
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  checkEventLog, checkHooks, checkLastSidecar, checkMode, checkNode, checkRegistrations, checkSpool, checkStateDir, checkTools,
+  checkEventLog,
+  checkHooks,
+  checkLastSidecar,
+  checkMode,
+  checkNode,
+  checkRegistrations,
+  checkSpool,
+  checkStateDir,
+  checkTools,
   type DoctorContext,
 } from '../doctor/checks.js';
 import type { Check } from '../runtimes/module.js';
@@ -46,9 +54,21 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const plugins = repo === null ? [] : checkPlugins(repo, process.env);
   let registered = [checkHooks(ctx), ...checkRegistrations(ctx)];
   if (plugins.length > 0) {
-    registered = registered.filter((c) => !(c.status === 'fail' && (c.name === 'hook registrations' || (c.name === 'hooks vendored' && /is missing/.test(c.detail)))));
+    registered = registered.filter(
+      (c) => !(c.status === 'fail' && (c.name === 'hook registrations' || (c.name === 'hooks vendored' && /is missing/.test(c.detail)))),
+    );
   }
-  const checks: Check[] = [checkNode(), checkTools(), ...registered, ...plugins, checkCli(repo, process.env), checkMode(ctx), checkStateDir(ctx), checkSpool(ctx), checkLastSidecar(ctx)];
+  const checks: Check[] = [
+    checkNode(),
+    checkTools(),
+    ...registered,
+    ...plugins,
+    checkCli(repo, process.env),
+    checkMode(ctx),
+    checkStateDir(ctx),
+    checkSpool(ctx),
+    checkLastSidecar(ctx),
+  ];
   let log = await checkEventLog(ctx);
   let repaired: string | null = null;
   if (args.repair && log.status === 'fail') {

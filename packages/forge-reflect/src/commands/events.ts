@@ -37,7 +37,8 @@ export function filterFromArgs(args: Record<string, unknown>, now: number): Even
   if (tool !== undefined) filter.tool = tool;
   const runtime = text('runtime');
   if (runtime !== undefined) {
-    if (!(RUNTIMES as readonly string[]).includes(runtime)) throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
+    if (!(RUNTIMES as readonly string[]).includes(runtime))
+      throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
     filter.runtime = runtime;
   }
   const since = text('since');
@@ -49,7 +50,8 @@ export function filterFromArgs(args: Record<string, unknown>, now: number): Even
   const limit = text('limit');
   if (limit === undefined) filter.limit = DEFAULT_LIMIT;
   else {
-    if (!/^\d{1,9}$/.test(limit.trim()) || Number(limit) < 1) throw usageError(`--limit ${JSON.stringify(limit)} is not a whole number of at least 1, e.g. --limit 200`);
+    if (!/^\d{1,9}$/.test(limit.trim()) || Number(limit) < 1)
+      throw usageError(`--limit ${JSON.stringify(limit)} is not a whole number of at least 1, e.g. --limit 200`);
     filter.limit = Number(limit);
   }
   return filter;

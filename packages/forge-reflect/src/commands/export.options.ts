@@ -6,7 +6,10 @@ export const exportCommand: CommandSpec = {
   describe: 'Send new sidecars, events and turns to an OpenTelemetry collector (OTLP/HTTP), each record once',
   builder: (y) =>
     y
-      .option('endpoint', text('OTLP/HTTP base URL; /v1/logs and /v1/traces are appended (default $OTEL_EXPORTER_OTLP_ENDPOINT, else export.endpoint in .forge/config.json)'))
+      .option(
+        'endpoint',
+        text('OTLP/HTTP base URL; /v1/logs and /v1/traces are appended (default $OTEL_EXPORTER_OTLP_ENDPOINT, else export.endpoint in .forge/config.json)'),
+      )
       .option('protocol', text('http/protobuf or http/json (default $OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)'))
       .option('since', text('only records at or after this time (ISO-8601, or 30m, 2h, 7d)'))
       .option('dir', texts('sidecar folder; repeatable (default as for report)'))
@@ -16,7 +19,10 @@ export const exportCommand: CommandSpec = {
       .option('json', flag('print the counts as JSON')),
   examples: [
     ['$0 export --endpoint http://127.0.0.1:4318', 'send everything new to a local collector (protobuf)'],
-    ['OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example.com OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20xyz $0 export --json', 'the standard variables, counts as JSON'],
+    [
+      'OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example.com OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20xyz $0 export --json',
+      'the standard variables, counts as JSON',
+    ],
     ['$0 export --dry-run --since 7d', 'what the last week would send'],
   ],
   load: async () => (await import('./export.js')).run,

@@ -43,7 +43,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const p = result.pending;
   const what = `${p.sidecars} sidecar(s), ${p.events} event(s), ${p.turns} turn(s) with ${p.spans} span(s)`;
   if (result.locked) process.stdout.write('another export is running; nothing sent\n');
-  else if (result.dry_run) process.stdout.write(`dry run: would export ${what}${result.endpoints ? ` to ${result.endpoints.logs} and ${result.endpoints.traces} (${result.protocol})` : ''}\n`);
-  else process.stdout.write(`exported ${what} in ${result.sent.requests} request(s) to ${result.endpoints?.logs} and ${result.endpoints?.traces}; ${result.marked} record(s) marked\n`);
+  else if (result.dry_run)
+    process.stdout.write(
+      `dry run: would export ${what}${result.endpoints ? ` to ${result.endpoints.logs} and ${result.endpoints.traces} (${result.protocol})` : ''}\n`,
+    );
+  else
+    process.stdout.write(
+      `exported ${what} in ${result.sent.requests} request(s) to ${result.endpoints?.logs} and ${result.endpoints?.traces}; ${result.marked} record(s) marked\n`,
+    );
   return 0;
 }

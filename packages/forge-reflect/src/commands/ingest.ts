@@ -19,7 +19,9 @@ export function describeDrain(counts: DrainCounts): string {
 /** Tells people on stderr about rejected spool files, which they should look at. */
 export function warnAboutRejected(counts: DrainCounts, stateDir: string): void {
   if (counts.rejected > 0) {
-    process.stderr.write(`forge-reflect: ${counts.rejected} spool file(s) could not be read and were moved to ${rejectedDirOf(stateDir)} (each with a .reason)\n`);
+    process.stderr.write(
+      `forge-reflect: ${counts.rejected} spool file(s) could not be read and were moved to ${rejectedDirOf(stateDir)} (each with a .reason)\n`,
+    );
   }
 }
 
@@ -33,7 +35,16 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     throw new UserError(`the event log in ${stateDir} stayed busy for more than 5 s; run the command again`);
   }
   if (args.json) {
-    writeJson({ state_dir: stateDir, drained: counts.drained, rejected: counts.rejected, already_present: counts.alreadyPresent, removed_temp: counts.removedTemp, in_flight: counts.inFlight, locked: counts.locked, busy: counts.busy });
+    writeJson({
+      state_dir: stateDir,
+      drained: counts.drained,
+      rejected: counts.rejected,
+      already_present: counts.alreadyPresent,
+      removed_temp: counts.removedTemp,
+      in_flight: counts.inFlight,
+      locked: counts.locked,
+      busy: counts.busy,
+    });
   } else {
     process.stdout.write(`${describeDrain(counts)}\n`);
     warnAboutRejected(counts, stateDir);

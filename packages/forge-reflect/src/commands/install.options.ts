@@ -4,7 +4,8 @@ import { RUNTIME_IDS } from '../runtimes/hook-map.js';
 
 export const installCommand: CommandSpec = {
   command: 'install',
-  describe: "Vendor the hooks into a repo and register them in each runtime's own file (Claude Code, Codex, Gemini CLI, Qwen Code, Cline, opencode, Copilot CLI)",
+  describe:
+    "Vendor the hooks into a repo and register them in each runtime's own file (Claude Code, Codex, Gemini CLI, Qwen Code, Cline, opencode, Copilot CLI)",
   builder: (y) =>
     y
       .option('runtime', texts(`${RUNTIME_IDS.join(', ')} or all (default claude-code); repeat for several`))

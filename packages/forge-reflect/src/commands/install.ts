@@ -266,7 +266,9 @@ export async function run(args: Record<string, unknown>): Promise<number> {
       ...nextSteps(runtimes, repo).map((step) => step.replace(/forge-reflect (validate|doctor)/, `${cli} $1`)),
       ...(withInstructions
         ? []
-        : [`so the agent ends its answer with a self-report (confidence, likely flaw): ${cli} install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet`]),
+        : [
+            `so the agent ends its answer with a self-report (confidence, likely flaw): ${cli} install --with-instructions adds the /reflect command and prints a CLAUDE.md snippet`,
+          ]),
       `to undo: ${cli} uninstall${runtimes.map((r) => ` --runtime ${r}`).join('')}${args.local ? ' --local' : ''} (keeps .forge/)`,
     ],
     ...(withInstructions ? { claude_md_snippet: claudeMdSnippet() } : {}),

@@ -6,7 +6,11 @@ export const learnCommand: CommandSpec = {
   describe: 'Learned patterns: add, list, search, dismiss, confirm, applied, rewritten, decay, prune',
   builder: (y) =>
     y
-      .positional('action', { type: 'string', choices: ['add', 'list', 'search', 'dismiss', 'confirm', 'applied', 'rewritten', 'decay', 'prune'], describe: 'what to do' })
+      .positional('action', {
+        type: 'string',
+        choices: ['add', 'list', 'search', 'dismiss', 'confirm', 'applied', 'rewritten', 'decay', 'prune'],
+        describe: 'what to do',
+      })
       .positional('target', text('a learning id (dismiss, confirm, applied, rewritten) or search text'))
       .option('type', { type: 'string', choices: ['episodic', 'semantic', 'procedural'], describe: 'add: the kind of learning (default semantic)' })
       .option('content', text('add: the insight'))

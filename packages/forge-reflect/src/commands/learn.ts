@@ -56,7 +56,8 @@ function describeEvents(events: readonly LoopEvent[]): string {
 
 export async function run(args: Record<string, unknown>): Promise<number> {
   const action = String(args.action);
-  if (!(LEARN_ACTIONS as readonly string[]).includes(action)) throw usageError(`unknown learn action ${JSON.stringify(action)}; use one of ${LEARN_ACTIONS.join(', ')}`);
+  if (!(LEARN_ACTIONS as readonly string[]).includes(action))
+    throw usageError(`unknown learn action ${JSON.stringify(action)}; use one of ${LEARN_ACTIONS.join(', ')}`);
   const now = resolveNow(args);
   // Validate options before opening anything.
   let type: LearningType | undefined;
@@ -80,7 +81,13 @@ export async function run(args: Record<string, unknown>): Promise<number> {
         const tags = (Array.isArray(args.tags) ? args.tags : args.tags === undefined ? [] : [args.tags]).flatMap((t) => String(t).split(','));
         const change = addLearning(
           db,
-          { type: type as LearningType, source: source as LearningSource, content: requiredText(args, 'content', '--content "…"'), context: String(args.context ?? ''), tags },
+          {
+            type: type as LearningType,
+            source: source as LearningSource,
+            content: requiredText(args, 'content', '--content "…"'),
+            context: String(args.context ?? ''),
+            tags,
+          },
           now,
         );
         apply(change.events);
@@ -95,7 +102,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
           ...(action === 'search' && args.target !== undefined ? { text: String(args.target) } : {}),
           includeArchived: Boolean(args.all),
         };
-        if (action === 'search' && filter.text === undefined && filter.tag === undefined) throw usageError('learn search needs text or --tag, e.g. learn search "null check" --tag auth');
+        if (action === 'search' && filter.text === undefined && filter.tag === undefined)
+          throw usageError('learn search needs text or --tag, e.g. learn search "null check" --tag auth');
         const list = listLearnings(db, filter);
         out = list;
         text = rows(list);
@@ -130,7 +138,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
         const result = pruneLearnings(db, now);
         apply(result.events);
         out = { archived: result.archived };
-        text = result.archived.length === 0 ? 'nothing to archive\n' : result.archived.map((l) => `archived #${l.id} (${l.archive_reason ?? ''}, confidence ${l.confidence.toFixed(2)})\n`).join('');
+        text =
+          result.archived.length === 0
+            ? 'nothing to archive\n'
+            : result.archived.map((l) => `archived #${l.id} (${l.archive_reason ?? ''}, confidence ${l.confidence.toFixed(2)})\n`).join('');
       }
     }
   } finally {

@@ -30,7 +30,12 @@ export async function run(args: Record<string, unknown>): Promise<number> {
         const labels = metricRows(snapshots[snapshots.length - 1]!.metrics).map(([label]) => label);
         const columns = snapshots.map((s) => new Map(metricRows(s.metrics).map(([label, value, kind]) => [label, formatMetric(value, kind)])));
         const header = ['METRIC', ...snapshots.map((s) => `${s.at.slice(0, 10)} (${s.days}d)`)];
-        process.stdout.write(`${formatTable(header, labels.map((label) => [label, ...columns.map((c) => c.get(label) ?? 'n/a')]))}\n`);
+        process.stdout.write(
+          `${formatTable(
+            header,
+            labels.map((label) => [label, ...columns.map((c) => c.get(label) ?? 'n/a')]),
+          )}\n`,
+        );
       }
       return 0;
     }
@@ -44,7 +49,12 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (args.json) writeJson(metrics);
     else {
       process.stdout.write(`feedback-loop metrics, last ${days} days (${metrics.since.slice(0, 19)}Z to ${metrics.until.slice(0, 19)}Z)\n\n`);
-      process.stdout.write(`${formatTable(['METRIC', 'VALUE'], metricRows(metrics).map(([label, value, kind]) => [label, formatMetric(value, kind)]))}\n`);
+      process.stdout.write(
+        `${formatTable(
+          ['METRIC', 'VALUE'],
+          metricRows(metrics).map(([label, value, kind]) => [label, formatMetric(value, kind)]),
+        )}\n`,
+      );
       process.stdout.write('\nformulas: docs/metrics.md\n');
     }
   } finally {

@@ -15,7 +15,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const task = taskArg(args);
   if (Boolean(args.correct) === Boolean(args.wrong)) throw usageError('give exactly one of --correct or --wrong');
   const source = String(args.source ?? 'human');
-  if (!(OUTCOME_SOURCES as readonly string[]).includes(source)) throw usageError(`--source ${JSON.stringify(source)} is not one of ${OUTCOME_SOURCES.join(', ')}`);
+  if (!(OUTCOME_SOURCES as readonly string[]).includes(source))
+    throw usageError(`--source ${JSON.stringify(source)} is not one of ${OUTCOME_SOURCES.join(', ')}`);
   const now = resolveNow(args);
   const at = args.at === undefined ? isoMicros(now) : parseTimeOption('at', args.at, now);
   const note = args.note === undefined ? null : String(args.note);

@@ -26,9 +26,23 @@ import type { CommandSpec } from './options.js';
 export type { CommandRun, CommandSpec } from './options.js';
 
 export const COMMANDS: readonly CommandSpec[] = [
-  schemaCommand, validateCommand, riskCommand, ingestCommand, eventsCommand,
-  installCommand, uninstallCommand, selfReportCommand,
-  reportCommand, showCommand, demoCommand, doctorCommand,
-  bounceCommand, outcomeCommand, learnCommand, metricsCommand,
-  analyzeCommand, corpusCommand, exportCommand,
+  schemaCommand,
+  validateCommand,
+  riskCommand,
+  ingestCommand,
+  eventsCommand,
+  installCommand,
+  uninstallCommand,
+  selfReportCommand,
+  reportCommand,
+  showCommand,
+  demoCommand,
+  doctorCommand,
+  bounceCommand,
+  outcomeCommand,
+  learnCommand,
+  metricsCommand,
+  analyzeCommand,
+  corpusCommand,
+  exportCommand,
 ];

@@ -18,7 +18,12 @@ export const reportCommand: CommandSpec = {
       .option('session', text('only this session id (or a prefix of one)'))
       .option('degraded', { type: 'boolean', describe: 'only degraded sidecars (--no-degraded: only complete ones)' })
       .option('limit', { type: 'number', default: 50, describe: 'rows to list, newest first (the summary covers all)' })
-      .option('format', { type: 'string', choices: ['table', 'markdown', 'csv', 'json', 'html'], default: 'table', describe: 'output format (html: a self-contained page with charts)' })
+      .option('format', {
+        type: 'string',
+        choices: ['table', 'markdown', 'csv', 'json', 'html'],
+        default: 'table',
+        describe: 'output format (html: a self-contained page with charts)',
+      })
       .option('out', text('with --format html: the file to write (default forge-reflect-report.html; - for stdout)'))
       .option('json', flag('same as --format json')),
   examples: [

@@ -36,7 +36,8 @@ export function filterFromArgs(args: Record<string, unknown>, now = Date.now()):
   if (args.session !== undefined) filter.session = String(args.session);
   if (args.runtime !== undefined) {
     const runtime = String(args.runtime);
-    if (!(RUNTIMES as readonly string[]).includes(runtime)) throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
+    if (!(RUNTIMES as readonly string[]).includes(runtime))
+      throw usageError(`--runtime ${JSON.stringify(runtime)} is not a runtime; use one of ${RUNTIMES.join(', ')}`);
     filter.runtime = runtime;
   }
   return filter;
@@ -62,9 +63,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   // A runtime filter reads the events of each session: drain the spool first so none is missing.
   const log = filter.runtime !== undefined ? openDrainedLogForReading(stateDir) : openLogForReading(stateDir, { cache: true });
   try {
-    const progress = process.stderr.isTTY
-      ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`)
-      : undefined;
+    const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rindexing sidecars: ${done}/${total}`) : undefined;
     const counts = indexSidecars(log.db, dirs, progress ? { onProgress: progress } : {});
     if (progress && counts.read >= 500) process.stderr.write('\n');
     const totals = queryTotals(log.db, dirs, filter);
@@ -72,7 +71,16 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     if (format === 'html') {
       // The charting libraries load here only: no other format or command pays for them.
       const { writeHtmlReport } = await import('../report/html/write-html.js');
-      await writeHtmlReport({ db: log.db, logPath: log.path, dirs, filterText: filterText(args), totals, invalidCount: invalid.length, records: queryValid(log.db, dirs, filter, -1), out: args.out });
+      await writeHtmlReport({
+        db: log.db,
+        logPath: log.path,
+        dirs,
+        filterText: filterText(args),
+        totals,
+        invalidCount: invalid.length,
+        records: queryValid(log.db, dirs, filter, -1),
+        out: args.out,
+      });
       return 0;
     }
     const view: ReportView = {

@@ -9,7 +9,8 @@ export const EXIT_NEEDS_REVIEW = 3;
 export function resolveThreshold(flag: unknown, env: NodeJS.ProcessEnv = process.env): number {
   if (flag !== undefined) {
     const value = parseThresholdText(String(flag));
-    if (value === undefined) throw usageError(`--threshold ${JSON.stringify(String(flag))} is not a number from 0 to 1 (at most 6 decimals), e.g. --threshold 0.5`);
+    if (value === undefined)
+      throw usageError(`--threshold ${JSON.stringify(String(flag))} is not a number from 0 to 1 (at most 6 decimals), e.g. --threshold 0.5`);
     return value;
   }
   const fromEnv = env.REFLECTION_RISK_THRESHOLD;
@@ -39,7 +40,12 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     process.stdout.write(`risk floor: ${paint.bold(verdict.surface)} (score ${verdict.score}, threshold ${threshold}): ${review}\n`);
     process.stdout.write(`reason: ${verdict.reason}\n`);
     if (perFile.length > 0) {
-      process.stdout.write(`\n${formatTable(['SURFACE', 'WEIGHT', 'FILE'], perFile.map((f) => [f.surface, String(f.weight), f.path]))}\n`);
+      process.stdout.write(
+        `\n${formatTable(
+          ['SURFACE', 'WEIGHT', 'FILE'],
+          perFile.map((f) => [f.surface, String(f.weight), f.path]),
+        )}\n`,
+      );
     }
   }
   return args.failOnReview && verdict.needs_review ? EXIT_NEEDS_REVIEW : 0;

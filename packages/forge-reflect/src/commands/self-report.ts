@@ -31,7 +31,9 @@ function single(args: Record<string, unknown>, key: string, flag: string): strin
 export function selfReportFromArgs(args: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): SelfReportInputDto {
   const confidenceText = (single(args, 'confidence', '--confidence') ?? '').trim();
   if (!DECIMAL.test(confidenceText)) {
-    throw usageError(`--confidence ${JSON.stringify(confidenceText)} is not a number from 0 to 1; give e.g. --confidence 0.7 (0: surely wrong, 1: surely right)`);
+    throw usageError(
+      `--confidence ${JSON.stringify(confidenceText)} is not a number from 0 to 1; give e.g. --confidence 0.7 (0: surely wrong, 1: surely right)`,
+    );
   }
   const surface = (single(args, 'surface', '--surface') ?? '').trim().toLowerCase();
   const wrong = (single(args, 'wrong', '--wrong') ?? '').trim();
@@ -54,7 +56,9 @@ export function selfReportFromArgs(args: Record<string, unknown>, env: NodeJS.Pr
     const issue = parsed.error.issues[0];
     const where = issue?.path.join('.') ?? '';
     if (where === 'confidence') {
-      throw usageError(`--confidence ${JSON.stringify(confidenceText)} is not a number from 0 to 1; give e.g. --confidence 0.7 (0: surely wrong, 1: surely right)`);
+      throw usageError(
+        `--confidence ${JSON.stringify(confidenceText)} is not a number from 0 to 1; give e.g. --confidence 0.7 (0: surely wrong, 1: surely right)`,
+      );
     }
     if (where === 'most_likely_wrong.surface') throw usageError(`--surface ${JSON.stringify(surface)} is not a surface; use one of ${SURFACE_LIST}`);
     throw usageError(`the self-report is invalid at ${where || '/'}: ${issue?.message ?? 'invalid'}`);
@@ -63,7 +67,11 @@ export function selfReportFromArgs(args: Record<string, unknown>, env: NodeJS.Pr
 }
 
 /** Where the file goes: --file, else $REFLECTION_INPUT, else <state dir>/reflection-input.json. */
-export function inputPath(args: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { path: string; inState: boolean } {
+export function inputPath(
+  args: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): { path: string; inState: boolean } {
   const flag = single(args, 'file', '--file');
   if (flag !== undefined && flag !== '') return { path: resolve(cwd, flag), inState: false };
   const fromEnv = env.REFLECTION_INPUT;
@@ -75,7 +83,9 @@ export async function run(args: Record<string, unknown>): Promise<number> {
   const report = selfReportFromArgs(args);
   const text = `${JSON.stringify(report, null, 2)}\n`;
   if (Buffer.byteLength(text) > SELF_REPORT_MAX_BYTES) {
-    throw usageError(`the self-report is ${Buffer.byteLength(text)} bytes, more than the Stop hook reads (${SELF_REPORT_MAX_BYTES}); shorten --wrong and --not-in-diff`);
+    throw usageError(
+      `the self-report is ${Buffer.byteLength(text)} bytes, more than the Stop hook reads (${SELF_REPORT_MAX_BYTES}); shorten --wrong and --not-in-diff`,
+    );
   }
   const { path, inState } = inputPath(args);
   if (inState) {

@@ -22,7 +22,8 @@ export function resolveSidecar(ref: string, dirs: readonly string[]): string {
     for (const name of names) if (isSidecarName(name) && name.startsWith(ref)) matches.push(join(dir, name));
   }
   if (matches.length === 1) return matches[0] as string;
-  if (matches.length === 0) throw new UserError(`no sidecar ${JSON.stringify(ref)}: give a file path or the start of a sidecar's name (see forge-reflect report)`);
+  if (matches.length === 0)
+    throw new UserError(`no sidecar ${JSON.stringify(ref)}: give a file path or the start of a sidecar's name (see forge-reflect report)`);
   throw new UserError(`${matches.length} sidecars start with ${JSON.stringify(ref)}; give more of the name`);
 }
 

@@ -25,7 +25,16 @@ function knownFiles(): string[] {
   try {
     return kitFiles().map((f) => f.rel);
   } catch {
-    return ['reflect-stop-hook.sh', 'reflect-event-hook.sh', 'lib/common.sh', 'lib/fallback-sidecar.sh', 'lib/risk-table.sh', 'lib/snapshot.sh', 'lib/reflect-helper.cjs', 'lib/reflect-helper.mjs'];
+    return [
+      'reflect-stop-hook.sh',
+      'reflect-event-hook.sh',
+      'lib/common.sh',
+      'lib/fallback-sidecar.sh',
+      'lib/risk-table.sh',
+      'lib/snapshot.sh',
+      'lib/reflect-helper.cjs',
+      'lib/reflect-helper.mjs',
+    ];
   }
 }
 
@@ -129,7 +138,8 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     writes.push(...plan.writes);
     notes.push(...plan.notes);
     hookForgotten.push(...plan.forgotten);
-    for (const f of hookFiles) for (let dir = f.rel; dir.includes('/'); ) if (!hookDirs.includes((dir = dir.slice(0, dir.lastIndexOf('/'))))) hookDirs.push(dir);
+    for (const f of hookFiles)
+      for (let dir = f.rel; dir.includes('/'); ) if (!hookDirs.includes((dir = dir.slice(0, dir.lastIndexOf('/'))))) hookDirs.push(dir);
   }
 
   // The rest of the kit goes only when no settings file (nor another runtime's hook files) registers it any more.
@@ -176,11 +186,19 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     // The hook files' folders install created, deepest first, when this left them empty.
     for (const dir of [...hookDirs].sort((a, b) => b.split('/').length - a.split('/').length)) removeIfEmptied(dir);
     if (manifest && (forgotten.length > 0 || emptied.length > 0 || hookForgotten.length > 0)) {
-      const rest: InstallManifest = { ...manifest, settings: { ...manifest.settings }, created_dirs: manifest.created_dirs.filter((d) => !emptied.includes(d)) };
+      const rest: InstallManifest = {
+        ...manifest,
+        settings: { ...manifest.settings },
+        created_dirs: manifest.created_dirs.filter((d) => !emptied.includes(d)),
+      };
       for (const rel of forgotten) delete rest.settings[rel];
       if (rest.hook_files) rest.hook_files = Object.fromEntries(Object.entries(rest.hook_files).filter(([rel]) => !hookForgotten.includes(rel)));
       const text = serializeManifest(rest);
-      steps.push({ action: 'update', path: `${VENDORED_DIR}/${MANIFEST_NAME}`, detail: `forgot ${[...forgotten, ...hookForgotten, ...emptied.map((d) => `${d}/`)].join(', ')}` });
+      steps.push({
+        action: 'update',
+        path: `${VENDORED_DIR}/${MANIFEST_NAME}`,
+        detail: `forgot ${[...forgotten, ...hookForgotten, ...emptied.map((d) => `${d}/`)].join(', ')}`,
+      });
       writes.push(() => writeAtomic(manifestPath, text, 0o644));
     }
   } else {
@@ -253,7 +271,10 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     changed: changes > 0 && !dryRun,
     steps,
     notes,
-    next_steps: changes > 0 && !dryRun ? [`restart ${runtimes.map((r) => runtimeModule(r).label).join(' / ')} in this repository so it stops running the removed hooks`] : [],
+    next_steps:
+      changes > 0 && !dryRun
+        ? [`restart ${runtimes.map((r) => runtimeModule(r).label).join(' / ')} in this repository so it stops running the removed hooks`]
+        : [],
   };
   printReport(report, Boolean(args.json), summary);
   return 0;

@@ -37,8 +37,7 @@ const TOKEN_TS =
   'export function refreshIfNeeded(token: { issuedAt: number }, now: number): { issuedAt: number } {\n' +
   '  return isExpired(token.issuedAt, now) ? { issuedAt: now } : token;\n}\n';
 const TOKEN_TEST =
-  "import { test } from 'node:test';\nimport assert from 'node:assert';\n\n" +
-  "test('refreshes an expired token', () => {\n  assert.ok(true);\n});\n";
+  "import { test } from 'node:test';\nimport assert from 'node:assert';\n\n" + "test('refreshes an expired token', () => {\n  assert.ok(true);\n});\n";
 
 export function demoSession(repo: string, transcript: string): DemoStep[] {
   const common = { session_id: DEMO_SESSION_ID, transcript_path: transcript, cwd: repo };
@@ -56,7 +55,8 @@ export function demoSession(repo: string, transcript: string): DemoStep[] {
         ...common,
         permission_mode: 'acceptEdits',
         hook_event_name: 'UserPromptSubmit',
-        prompt: 'Add token refresh to the auth flow and cover it with a test. The staging key is sk-ant-api03-DEMOdemoDEMOdemoDEMOdemoDEMOdemo0000 if you need it.',
+        prompt:
+          'Add token refresh to the auth flow and cover it with a test. The staging key is sk-ant-api03-DEMOdemoDEMOdemoDEMOdemoDEMOdemo0000 if you need it.',
       },
     },
     {
@@ -84,7 +84,14 @@ export function demoSession(repo: string, transcript: string): DemoStep[] {
         hook_event_name: 'PostToolUse',
         tool_name: 'Edit',
         tool_input: { file_path: `${repo}/README.md`, old_string: 'login flow.', new_string: 'login flow.\n\nTokens are refreshed when they expire.' },
-        tool_response: { filePath: `${repo}/README.md`, oldString: 'login flow.', newString: 'login flow.\n\nTokens are refreshed when they expire.', structuredPatch: [], userModified: false, replaceAll: false },
+        tool_response: {
+          filePath: `${repo}/README.md`,
+          oldString: 'login flow.',
+          newString: 'login flow.\n\nTokens are refreshed when they expire.',
+          structuredPatch: [],
+          userModified: false,
+          replaceAll: false,
+        },
         tool_use_id: tool(2),
         duration_ms: 18,
       },
@@ -141,8 +148,7 @@ export function demoSession(repo: string, transcript: string): DemoStep[] {
         hook_event_name: 'Stop',
         stop_hook_active: false,
         last_assistant_message:
-          'Token refresh is in src/auth/token.ts with a test; npm test passes.\n\n```reflection\n' +
-          `${JSON.stringify(DEMO_SELF_REPORT)}\n\`\`\`\n`,
+          'Token refresh is in src/auth/token.ts with a test; npm test passes.\n\n```reflection\n' + `${JSON.stringify(DEMO_SELF_REPORT)}\n\`\`\`\n`,
       },
     },
   ];

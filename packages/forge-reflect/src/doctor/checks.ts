@@ -40,7 +40,8 @@ export function checkNode(version = process.versions.node): Check {
 
 /** The oldest bash the hooks run on: 3.2, every Mac's /bin/bash (Apple ships no newer one). */
 export const MIN_BASH: readonly [number, number] = [3, 2];
-const BASH_FIX = 'install bash 3.2 or newer and put it first on PATH: the registered hooks run the first `bash` on PATH (every macOS has 3.2 as /bin/bash; elsewhere your package manager\'s bash)';
+const BASH_FIX =
+  "install bash 3.2 or newer and put it first on PATH: the registered hooks run the first `bash` on PATH (every macOS has 3.2 as /bin/bash; elsewhere your package manager's bash)";
 
 /**
  * bash as the registered hooks find it (the first `bash` on `env.PATH`) and git. bash 3.2 or newer
@@ -200,7 +201,12 @@ export function checkStateDir(ctx: DoctorContext): Check {
   } catch {
     return warn(name, `${ctx.stateDir} does not exist yet`, 'it is created by the first hook run or forge-reflect command');
   }
-  if (stats.isSymbolicLink()) return fail(name, `${ctx.stateDir} is a symbolic link; the hooks refuse to write through it`, 'replace the link with a real folder, or set FORGE_DIR to one');
+  if (stats.isSymbolicLink())
+    return fail(
+      name,
+      `${ctx.stateDir} is a symbolic link; the hooks refuse to write through it`,
+      'replace the link with a real folder, or set FORGE_DIR to one',
+    );
   if (!stats.isDirectory()) return fail(name, `${ctx.stateDir} is not a folder`, 'move it aside, or set FORGE_DIR to a folder');
   try {
     accessSync(ctx.stateDir, constants.W_OK);
@@ -282,7 +288,11 @@ export async function checkEventLog(ctx: DoctorContext): Promise<Check> {
     new Driver(':memory:').close(); // the package loads without its addon; a Database loads the addon
   } catch (error) {
     if (!isDriverLoadError(error)) throw error;
-    return fail(name, `better-sqlite3, the log's driver, cannot load (${driverErrorLine(error)}): its native build is missing, so nothing drains the spool into ${path}`, DRIVER_FIX);
+    return fail(
+      name,
+      `better-sqlite3, the log's driver, cannot load (${driverErrorLine(error)}): its native build is missing, so nothing drains the spool into ${path}`,
+      DRIVER_FIX,
+    );
   }
   try {
     // SQLite would open a FIFO in the log's place and wait for ever at its first read.

@@ -64,8 +64,15 @@ export function findPlugins(repo: string, env: NodeJS.ProcessEnv = process.env):
     for (const e of entries as Array<{ scope?: unknown; installPath?: unknown; projectPath?: unknown }>) {
       if (typeof e?.installPath !== 'string') continue;
       if (typeof e.projectPath === 'string' && e.projectPath !== repo) continue;
-      const says = [join(repo, '.claude', 'settings.local.json'), join(repo, '.claude', 'settings.json'), join(config, 'settings.json')].map(claudeEnabled).find((v) => v !== undefined);
-      found.push({ runtime: 'claude-code', dir: e.installPath, source: `${PLUGIN_ID} (${typeof e.scope === 'string' ? e.scope : 'user'} scope)`, enabled: says === true });
+      const says = [join(repo, '.claude', 'settings.local.json'), join(repo, '.claude', 'settings.json'), join(config, 'settings.json')]
+        .map(claudeEnabled)
+        .find((v) => v !== undefined);
+      found.push({
+        runtime: 'claude-code',
+        dir: e.installPath,
+        source: `${PLUGIN_ID} (${typeof e.scope === 'string' ? e.scope : 'user'} scope)`,
+        enabled: says === true,
+      });
     }
   }
   // Codex: the cached versions of the plugin, enabled in config.toml.
@@ -81,7 +88,12 @@ export function findPlugins(repo: string, env: NodeJS.ProcessEnv = process.env):
     const toml = readText(join(codexHome, 'config.toml'));
     const table = new RegExp(`^\\[plugins\\."${PLUGIN_ID.replace(/[.]/g, '\\.')}"\\]\\s*$([\\s\\S]*?)(?=^\\[|(?![\\s\\S]))`, 'm').exec(toml);
     const enabled = table !== null && !/^\s*enabled\s*=\s*false/m.test(table[1] ?? '');
-    found.push({ runtime: 'codex', dir: join(cache, versions[versions.length - 1] as string), source: `${PLUGIN_ID} in ${join(codexHome, 'config.toml')}`, enabled });
+    found.push({
+      runtime: 'codex',
+      dir: join(cache, versions[versions.length - 1] as string),
+      source: `${PLUGIN_ID} in ${join(codexHome, 'config.toml')}`,
+      enabled,
+    });
   }
   // Gemini CLI: the extension folder (a copy; `gemini extensions link` makes it a link).
   const ext = join(home, '.gemini', 'extensions', PLUGIN_NAME);
@@ -90,7 +102,9 @@ export function findPlugins(repo: string, env: NodeJS.ProcessEnv = process.env):
     const dir = existsSync(join(ext, 'plugins', 'gemini', 'gemini-extension.json')) ? join(ext, 'plugins', 'gemini') : ext;
     const enablement = readJson(join(home, '.gemini', 'extensions', 'extension-enablement.json')) as Record<string, { overrides?: unknown }> | null;
     const overrides = enablement?.[PLUGIN_NAME]?.overrides;
-    const disabled = Array.isArray(overrides) && overrides.some((o) => typeof o === 'string' && o.startsWith('!') && (o === '!/*' || repo.startsWith(o.slice(1).replace(/\*$/, ''))));
+    const disabled =
+      Array.isArray(overrides) &&
+      overrides.some((o) => typeof o === 'string' && o.startsWith('!') && (o === '!/*' || repo.startsWith(o.slice(1).replace(/\*$/, ''))));
     found.push({ runtime: 'gemini', dir, source: `extension ${PLUGIN_NAME} in ${join(home, '.gemini', 'extensions')}`, enabled: !disabled });
   }
   return found;
@@ -107,7 +121,11 @@ export function settingsThatRecord(runtime: PluginRuntime, repo: string, env: No
   let files: string[];
   switch (runtime) {
     case 'claude-code':
-      files = [join(repo, '.claude/settings.json'), join(repo, '.claude/settings.local.json'), join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'settings.json')];
+      files = [
+        join(repo, '.claude/settings.json'),
+        join(repo, '.claude/settings.local.json'),
+        join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'settings.json'),
+      ];
       break;
     case 'codex': {
       const toml = readText(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'));
@@ -136,7 +154,12 @@ export function checkPlugins(repo: string, env: NodeJS.ProcessEnv = process.env)
           ? `codex plugin remove ${PLUGIN_ID} && codex plugin add ${PLUGIN_ID}`
           : `gemini extensions uninstall ${PLUGIN_NAME} && gemini extensions install <the kit's plugins/gemini> --consent`;
     if (integrity.unlisted) {
-      checks.push({ name, status: 'fail', detail: `${p.dir}: no hooks/lib/SHA256SUMS, so its hooks cannot be checked (not rendered by the kit?)`, fix: reinstall });
+      checks.push({
+        name,
+        status: 'fail',
+        detail: `${p.dir}: no hooks/lib/SHA256SUMS, so its hooks cannot be checked (not rendered by the kit?)`,
+        fix: reinstall,
+      });
       continue;
     }
     const changed = [...integrity.modified, ...integrity.missing.map((m) => `${m} (missing)`)];
@@ -180,7 +203,10 @@ export function cliTheHooksFind(repo: string, env: NodeJS.ProcessEnv = process.e
   const home = homeOf(env);
   const candidates = [
     join(repo, 'node_modules', '.bin', 'forge-reflect'),
-    ...(env.PATH ?? '').split(':').filter((d) => d.startsWith('/')).map((d) => join(d, 'forge-reflect')),
+    ...(env.PATH ?? '')
+      .split(':')
+      .filter((d) => d.startsWith('/'))
+      .map((d) => join(d, 'forge-reflect')),
     join(home, '.forge-reflect', 'node_modules', '.bin', 'forge-reflect'),
     join(home, '.forge-reflect', 'bin', 'forge-reflect'),
     ...(env.NPM_CONFIG_PREFIX ? [join(env.NPM_CONFIG_PREFIX, 'bin', 'forge-reflect')] : []),
@@ -191,13 +217,15 @@ export function cliTheHooksFind(repo: string, env: NodeJS.ProcessEnv = process.e
 
 export function checkCli(repo: string | null, env: NodeJS.ProcessEnv = process.env): Check {
   const name = 'CLI for the hooks';
-  if (env.FORGE_REFLECT_CLI === 'off') return { name, status: 'ok', detail: 'FORGE_REFLECT_CLI=off: the hooks never drain; forge-reflect commands drain the spool when they run' };
+  if (env.FORGE_REFLECT_CLI === 'off')
+    return { name, status: 'ok', detail: 'FORGE_REFLECT_CLI=off: the hooks never drain; forge-reflect commands drain the spool when they run' };
   const found = repo === null ? null : cliTheHooksFind(repo, env);
   if (found) return { name, status: 'ok', detail: `the Stop hook drains the spool with ${found}` };
   return {
     name,
     status: 'warn',
-    detail: 'the hooks find no forge-reflect CLI (project node_modules/.bin, PATH, ~/.forge-reflect): events wait in the spool until a forge-reflect command drains them',
+    detail:
+      'the hooks find no forge-reflect CLI (project node_modules/.bin, PATH, ~/.forge-reflect): events wait in the spool until a forge-reflect command drains them',
     fix: CLI_HOWTO,
   };
 }

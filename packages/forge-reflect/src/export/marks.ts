@@ -22,18 +22,21 @@ export function ensureMarksTable(db: Database): void {
 /** Marks records as acknowledged; returns how many were newly marked. */
 export function markExported(db: Database, recordIds: readonly string[], endpoint: string, at: string): number {
   const insert = db.prepare('INSERT OR IGNORE INTO export_marks (record_id, endpoint, exported_at) VALUES (?, ?, ?)');
-  return db.transaction(() => {
-    let n = 0;
-    for (const id of recordIds) n += insert.run(id, endpoint, at).changes;
-    return n;
-  }).immediate();
+  return db
+    .transaction(() => {
+      let n = 0;
+      for (const id of recordIds) n += insert.run(id, endpoint, at).changes;
+      return n;
+    })
+    .immediate();
 }
 
 export function countMarks(db: Database): number {
   return Number(db.prepare('SELECT count(*) FROM export_marks').pluck().get());
 }
 
-const EVENT_COLUMNS = 'e.id, e.session_id, e.agent_id, e.ts, e.runtime, e.type, e.hook_event, e.tool_name, e.tool_use_id, e.duration_ms, e.cwd, e.payload, e.truncated';
+const EVENT_COLUMNS =
+  'e.id, e.session_id, e.agent_id, e.ts, e.runtime, e.type, e.hook_event, e.tool_name, e.tool_use_id, e.duration_ms, e.cwd, e.payload, e.truncated';
 
 export interface Page {
   limit: number;
@@ -98,7 +101,9 @@ export function turnEvents(db: Database, stop: EventRow): EventRow[] {
 /** Valid indexed sidecars of the folders without a mark, oldest first. */
 export function pendingSidecars(db: Database, dirs: readonly string[], since: string | undefined): Array<{ path: string; stem: string }> {
   const rows = db
-    .prepare(`SELECT path FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1 ${since === undefined ? '' : 'AND ts >= ?'} ORDER BY ts, path`)
+    .prepare(
+      `SELECT path FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 1 ${since === undefined ? '' : 'AND ts >= ?'} ORDER BY ts, path`,
+    )
     .all(...dirs.map((d) => resolve(d)), ...(since === undefined ? [] : [since])) as Array<{ path: string }>;
   const marked = db.prepare('SELECT 1 FROM export_marks WHERE record_id = ?').pluck();
   const out: Array<{ path: string; stem: string }> = [];

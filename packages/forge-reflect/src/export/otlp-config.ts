@@ -136,7 +136,12 @@ export function resolveTarget(flags: ExportFlags, env: NodeJS.ProcessEnv, config
   const flagProtocol = nonEmpty(flags.protocol);
   const configEndpoint = typeof config.endpoint === 'string' ? nonEmpty(config.endpoint) : undefined;
   const configProtocol = typeof config.protocol === 'string' ? nonEmpty(config.protocol) : undefined;
-  const baseWhere = flagEndpoint !== undefined ? '--endpoint' : nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) !== undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : 'export.endpoint in config.json';
+  const baseWhere =
+    flagEndpoint !== undefined
+      ? '--endpoint'
+      : nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) !== undefined
+        ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+        : 'export.endpoint in config.json';
   const baseText = flagEndpoint ?? nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? configEndpoint;
   const base = baseText === undefined ? undefined : parseEndpoint(baseText, baseWhere);
   const commonHeaders = { ...configHeaders(config), ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS) };
@@ -148,7 +153,9 @@ export function resolveTarget(flags: ExportFlags, env: NodeJS.ProcessEnv, config
     if (flagEndpoint === undefined && perSignal !== undefined) url = parseEndpoint(perSignal, `OTEL_EXPORTER_OTLP_${name}_ENDPOINT`).href;
     else if (base !== undefined) url = signalUrl(base, signal);
     else {
-      throw usageError(`no OTLP endpoint: pass --endpoint ${'http://127.0.0.1:4318'}, set OTEL_EXPORTER_OTLP_ENDPOINT, or put "export": {"endpoint": "..."} in .forge/config.json`);
+      throw usageError(
+        `no OTLP endpoint: pass --endpoint ${'http://127.0.0.1:4318'}, set OTEL_EXPORTER_OTLP_ENDPOINT, or put "export": {"endpoint": "..."} in .forge/config.json`,
+      );
     }
     const protocolVar = `OTEL_EXPORTER_OTLP_${name}_PROTOCOL`;
     const protocol =

@@ -78,7 +78,10 @@ function hrMinusMs(t: HrTime, ms: number): HrTime {
 }
 
 function hexId(seed: string, bytes: number): string {
-  return createHash('sha256').update(seed).digest('hex').slice(0, bytes * 2);
+  return createHash('sha256')
+    .update(seed)
+    .digest('hex')
+    .slice(0, bytes * 2);
 }
 
 function put(attrs: Attributes, key: string, value: string | number | boolean | string[] | null | undefined): void {
@@ -120,7 +123,12 @@ export function sidecarLog(input: SidecarInput, resource: Resource): LogItem {
   put(attributes, 'forge_reflect.reflection_mode', str(field(s, 'provenance', 'reflection_mode')));
   put(attributes, 'forge_reflect.reflection_attempt', num(field(s, 'provenance', 'reflection_attempt')));
   put(attributes, 'forge_reflect.most_likely_wrong.surface', str(field(s, 'most_likely_wrong', 'surface')));
-  if (Array.isArray(s.files_changed)) put(attributes, 'forge_reflect.files_changed', s.files_changed.filter((f): f is string => typeof f === 'string'));
+  if (Array.isArray(s.files_changed))
+    put(
+      attributes,
+      'forge_reflect.files_changed',
+      s.files_changed.filter((f): f is string => typeof f === 'string'),
+    );
   const ts = str(s.timestamp);
   return {
     recordId,
@@ -184,7 +192,17 @@ export interface TurnInput {
   events: readonly EventRow[];
 }
 
-function span(recordId: string, name: string, traceId: string, start: HrTime, end: HrTime, attributes: Attributes, resource: Resource, parentSpanId?: string, error = false): SpanItem {
+function span(
+  recordId: string,
+  name: string,
+  traceId: string,
+  start: HrTime,
+  end: HrTime,
+  attributes: Attributes,
+  resource: Resource,
+  parentSpanId?: string,
+  error = false,
+): SpanItem {
   const spanId = hexId(`span:${recordId}`, 8);
   return {
     recordId,
@@ -221,7 +239,12 @@ export function turnSpans(turn: TurnInput, resource: Resource): SpanItem[] {
   put(common, 'session.id', stop.session_id);
   put(common, 'gen_ai.agent.id', stop.agent_id);
   put(common, 'forge_reflect.runtime', stop.runtime);
-  const turnAttrs: Attributes = { ...common, 'gen_ai.operation.name': 'invoke_agent', 'forge_reflect.record.kind': 'turn', 'forge_reflect.tool_calls': turn.events.filter((e) => e.type === 'tool.executed' || e.type === 'tool.failed').length };
+  const turnAttrs: Attributes = {
+    ...common,
+    'gen_ai.operation.name': 'invoke_agent',
+    'forge_reflect.record.kind': 'turn',
+    'forge_reflect.tool_calls': turn.events.filter((e) => e.type === 'tool.executed' || e.type === 'tool.failed').length,
+  };
   const parent = span(turnId, `invoke_agent ${stop.runtime}`, traceId, start, end, turnAttrs, resource);
   const parentSpanId = parent.spanContext().spanId;
   const children = tools.map((t) => {
@@ -230,7 +253,17 @@ export function turnSpans(turn: TurnInput, resource: Resource): SpanItem[] {
     put(attrs, 'gen_ai.tool.call.id', t.tool_use_id);
     if (t.tool_name !== null) put(attrs, 'code.file.path', toolFilePath(t.payload));
     const tEnd = hrTimeOf(t.ts);
-    return span(`tool:${t.id}`, `execute_tool ${t.tool_name ?? 'unknown'}`, traceId, hrMinusMs(tEnd, t.duration_ms as number), tEnd, attrs, resource, parentSpanId, t.type === 'tool.failed');
+    return span(
+      `tool:${t.id}`,
+      `execute_tool ${t.tool_name ?? 'unknown'}`,
+      traceId,
+      hrMinusMs(tEnd, t.duration_ms as number),
+      tEnd,
+      attrs,
+      resource,
+      parentSpanId,
+      t.type === 'tool.failed',
+    );
   });
   return [parent, ...children];
 }

@@ -19,7 +19,7 @@ import { ensurePrivateDir } from '../state-dir.js';
 import { readExportConfig } from './auto.js';
 import { readRegularText } from '../regular-file.js';
 import { countPending, ensureMarksTable, markExported, pendingEvents, pendingSidecars, pendingStops, turnEvents, type Page } from './marks.js';
-import { checkFlagsOnly, displayUrl, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol, type SignalTarget } from './otlp-config.js';
+import { checkFlagsOnly, displayUrl, resolveResource, resolveTarget, type ExportFlags, type ExportTarget, type Protocol } from './otlp-config.js';
 import { eventLog, sidecarLog, turnSpans, type HrTime, type LogItem, type Resource, type SpanItem } from './records.js';
 import { sendWithRetry } from './send.js';
 
@@ -92,7 +92,13 @@ function batchTurns(turns: readonly SpanItem[][], size: number): Array<Batch<Spa
 
 function encode(signal: 'logs' | 'traces', protocol: Protocol, items: readonly unknown[]): Uint8Array {
   const serializer =
-    signal === 'logs' ? (protocol === 'http/json' ? JsonLogsSerializer : ProtobufLogsSerializer) : protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
+    signal === 'logs'
+      ? protocol === 'http/json'
+        ? JsonLogsSerializer
+        : ProtobufLogsSerializer
+      : protocol === 'http/json'
+        ? JsonTraceSerializer
+        : ProtobufTraceSerializer;
   const body = serializer.serializeRequest(items as never);
   if (body === undefined) throw new Error(`the OTLP ${signal} serializer returned nothing`);
   return body;
@@ -156,8 +162,13 @@ export async function runExport(stateDir: string, options: ExportOptions): Promi
         result.sent.attempts += outcome.attempts;
         if (!outcome.ok) {
           const done = `${result.marked} record(s) exported before it, the rest stays pending for the next export`;
-          if (outcome.refused) throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`);
-          throw new UserError(`the OTLP endpoint ${displayUrl(to.url)} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`);
+          if (outcome.refused)
+            throw new UserError(
+              `the OTLP endpoint ${displayUrl(to.url)} refused the export with HTTP ${outcome.status}; ${done}; check the endpoint, its path and its headers`,
+            );
+          throw new UserError(
+            `the OTLP endpoint ${displayUrl(to.url)} did not accept the export within ${Math.round(options.budgetMs / 1000)} s (${outcome.reason}); ${done}; run forge-reflect export again when it is reachable`,
+          );
         }
         result.sent.requests++;
         if (signal === 'logs') result.sent.log_records += batch.items.length;

@@ -77,7 +77,8 @@ function withoutTrailingSlashes(path: string): string {
 /** The cache's file name: the helper build, node's version and the architecture (V8 checks the rest). */
 export function codeCacheName(buildId: string, version: string, arch: string): string {
   let name = '';
-  for (const c of `${PREFIX}${buildId}-${version}-${arch}.v8`) name += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c === '.' || c === '_' || c === '-' ? c : '_';
+  for (const c of `${PREFIX}${buildId}-${version}-${arch}.v8`)
+    name += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c === '.' || c === '_' || c === '-' ? c : '_';
   return name;
 }
 
@@ -148,7 +149,8 @@ export function writeCodeCache(dir: string, name: string, data: Buffer): void {
 // stdin. A constant of this script's top level, not a literal inside start(): V8 scans a function's
 // text once to skip it and again to compile it, and this literal is most of this file (with perf:
 // ~0.5 ms less of every Stop).
-const WRAPPED_SOURCE = typeof HELPER_SOURCE === 'string' ? `(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})` : '';
+const WRAPPED_SOURCE =
+  typeof HELPER_SOURCE === 'string' ? `(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})` : '';
 
 function start(): void {
   const { read, first } = readFirstFact();

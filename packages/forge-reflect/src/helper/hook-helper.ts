@@ -73,7 +73,6 @@ function readSelfReportFile(path: string | undefined): SelfReportFile {
   return text === null ? { kind: 'unreadable', reason: 'cannot read' } : { kind: 'text', text };
 }
 
-
 /** The Stop payload from the hook's spool file: every byte after the envelope line. */
 function readPayload(path: string | undefined): string | null {
   const text = readText(path);
@@ -159,7 +158,8 @@ function copilotAnswer(path: string): { answer: string | null; note?: string } {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, COPILOT_POLL_MS);
   }
   if (tail === null) return { answer: null, note: 'the Copilot CLI transcript could not be read' };
-  if (!found.recognised) return { answer: null, note: "the transcript holds no line of Copilot CLI's events.jsonl format (type and data): no self-report read" };
+  if (!found.recognised)
+    return { answer: null, note: "the transcript holds no line of Copilot CLI's events.jsonl format (type and data): no self-report read" };
   return { answer: null, note: `the turn's final answer was not in the Copilot CLI transcript within ${COPILOT_ANSWER_WAIT_MS} ms` };
 }
 
@@ -190,12 +190,20 @@ function chooseSelfReport(env: Facts): Chosen {
   const block = answer === null ? { kind: 'none' as const } : lastReflectionBlock(answer);
   if (block.kind === 'block') {
     if (Buffer.byteLength(block.text) > SELF_REPORT_MAX_BYTES) {
-      return { file: { kind: 'unreadable', reason: `the reflection block is larger than ${SELF_REPORT_MAX_BYTES} bytes` }, source: 'answer', refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES) };
+      return {
+        file: { kind: 'unreadable', reason: `the reflection block is larger than ${SELF_REPORT_MAX_BYTES} bytes` },
+        source: 'answer',
+        refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES),
+      };
     }
     return { file: { kind: 'text', text: block.text }, source: 'answer', refusedBlock: block.text };
   }
   if (block.kind === 'unterminated') {
-    return { file: { kind: 'unreadable', reason: 'the reflection block in the final answer is not closed with ```' }, source: 'answer', refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES) };
+    return {
+      file: { kind: 'unreadable', reason: 'the reflection block in the final answer is not closed with ```' },
+      source: 'answer',
+      refusedBlock: block.text.slice(0, SELF_REPORT_MAX_BYTES),
+    };
   }
   const chosen = chooseSelfReportFile(env);
   return note && chosen.source === 'none' ? { ...chosen, note } : chosen;
@@ -214,7 +222,13 @@ function chooseSelfReportFile(env: Facts): Chosen {
       // unreadable: judged by the schema below
     }
     if (writtenMs * 1000 < startedUs) {
-      return { file: { kind: 'unreadable', reason: 'stale: written before this session started and names no session (forge-reflect self-report records the session id)' }, source: 'file' };
+      return {
+        file: {
+          kind: 'unreadable',
+          reason: 'stale: written before this session started and names no session (forge-reflect self-report records the session id)',
+        },
+        source: 'file',
+      };
     }
   }
   return { file, source: 'file' };
@@ -244,7 +258,10 @@ function changedList(env: Facts): { files: string[]; incomplete?: string } | nul
   const listed = untrackedFiles(env, untrackedDirs);
   if (listed === null) {
     // The folders stand in for their files, and the floor, which did not see those, fails closed.
-    return { files: all.concat(untrackedDirs), incomplete: `the files in ${untrackedDirs.length} new folder(s) could not be listed (git ls-files failed or ran out of the git budget), so the floor saw only the folders' names` };
+    return {
+      files: all.concat(untrackedDirs),
+      incomplete: `the files in ${untrackedDirs.length} new folder(s) could not be listed (git ls-files failed or ran out of the git budget), so the floor saw only the folders' names`,
+    };
   }
   return { files: all.concat(listed) };
 }
@@ -350,7 +367,8 @@ function main(env: Facts): number {
   }
   // Last, and only once the sidecar stands under its final name: until then the hook's bash
   // fallback may still need these (a sidecar left at its temp name is the hook's to place).
-  if (placed && env.FORGE_H_REMOVE_INPUTS === '1') for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED, env.FORGE_H_FIFO]) removeQuietly(input);
+  if (placed && env.FORGE_H_REMOVE_INPUTS === '1')
+    for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED, env.FORGE_H_FIFO]) removeQuietly(input);
   if (placed) finishTurn(env);
   // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
   // (~10 ms here), which the hook does not wait for.

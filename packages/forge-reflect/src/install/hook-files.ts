@@ -19,7 +19,13 @@ function dirOf(rel: string): string {
 }
 
 /** Install: the steps and writes for `files`; `manifest` is updated (hook_files, created_dirs). */
-export function planHookFiles(repo: string, files: readonly HookFile[], manifest: InstallManifest, previous: InstallManifest | null, fix: string): { steps: Step[]; writes: Write[]; newDirs: string[] } {
+export function planHookFiles(
+  repo: string,
+  files: readonly HookFile[],
+  manifest: InstallManifest,
+  previous: InstallManifest | null,
+  fix: string,
+): { steps: Step[]; writes: Write[]; newDirs: string[] } {
   const steps: Step[] = [];
   const writes: Write[] = [];
   const newDirs: string[] = [];
@@ -35,9 +41,15 @@ export function planHookFiles(repo: string, files: readonly HookFile[], manifest
     recorded[f.rel] = sha256(bytes);
     if (existing !== null && existing.equals(bytes) && stats !== null && (stats.mode & 0o777) === f.mode) continue;
     if (existing !== null && !existing.equals(bytes) && previous?.hook_files?.[f.rel] !== sha256(existing)) {
-      throw new UserError(`${dest} exists and is not forge-reflect's; rename it (the runtime runs every hook file of that name) and run install again; nothing was changed`);
+      throw new UserError(
+        `${dest} exists and is not forge-reflect's; rename it (the runtime runs every hook file of that name) and run install again; nothing was changed`,
+      );
     }
-    steps.push({ action: existing === null ? 'create' : 'update', path: f.rel, detail: existing === null ? `hook file, mode ${f.mode.toString(8)}` : 'replaced with the kit’s version' });
+    steps.push({
+      action: existing === null ? 'create' : 'update',
+      path: f.rel,
+      detail: existing === null ? `hook file, mode ${f.mode.toString(8)}` : 'replaced with the kit’s version',
+    });
     writes.push(() => writeAtomic(dest, bytes, f.mode));
   }
   manifest.hook_files = recorded;

@@ -126,7 +126,9 @@ export function readSettingsFile(repo: string, rel: string, command: 'install' |
   const stats = lstatOrNull(path);
   if (stats === null) return { rel, path, exists: false, bytes: null, value: {}, format: DEFAULT_FORMAT, mode: 0o644 };
   if (stats.isSymbolicLink()) {
-    throw new UserError(`${path} is a symbolic link; ${command} does not write through links: replace it with a regular file (a copy of its target) and run ${command} again`);
+    throw new UserError(
+      `${path} is a symbolic link; ${command} does not write through links: replace it with a regular file (a copy of its target) and run ${command} again`,
+    );
   }
   if (!stats.isFile()) throw new UserError(`${path} is not a regular file; move it aside and run ${command} again`);
   const bytes = readFileSync(path);

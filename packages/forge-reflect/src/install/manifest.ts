@@ -87,7 +87,13 @@ export function serializeManifest(manifest: InstallManifest): string {
     slash_command: manifest.slash_command,
     // Only when there are any: a manifest without hook files keeps its bytes.
     ...(manifest.hook_files && Object.keys(manifest.hook_files).length > 0
-      ? { hook_files: Object.fromEntries(Object.keys(manifest.hook_files).sort().map((rel) => [rel, (manifest.hook_files as Record<string, string>)[rel] as string])) }
+      ? {
+          hook_files: Object.fromEntries(
+            Object.keys(manifest.hook_files)
+              .sort()
+              .map((rel) => [rel, (manifest.hook_files as Record<string, string>)[rel] as string]),
+          ),
+        }
       : {}),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;

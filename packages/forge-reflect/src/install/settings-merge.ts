@@ -87,7 +87,7 @@ export function parseRegistration(value: unknown): Registration {
  */
 export function checkSettingsShape(value: unknown): asserts value is JsonObject {
   if (!isJsonObject(value)) throw new SettingsShapeError('the top level', 'is not a JSON object');
-  if (!Object.prototype.hasOwnProperty.call(value, 'hooks')) return;
+  if (!Object.hasOwn(value, 'hooks')) return;
   const hooks = value.hooks;
   if (!isJsonObject(hooks)) throw new SettingsShapeError('"hooks"', 'is not an object');
   for (const [event, groups] of Object.entries(hooks)) {
@@ -123,14 +123,14 @@ export function mergeRegistration(current: JsonObject, registration: Registratio
   const createdEvents: string[] = [];
   let createdHooksKey = false;
   let hooks: JsonObject;
-  if (isJsonObject(settings.hooks) && Object.prototype.hasOwnProperty.call(settings, 'hooks')) {
+  if (isJsonObject(settings.hooks) && Object.hasOwn(settings, 'hooks')) {
     hooks = settings.hooks;
   } else {
     hooks = {};
     createdHooksKey = true;
   }
   for (const { event, groups } of registration.events) {
-    const has = Object.prototype.hasOwnProperty.call(hooks, event);
+    const has = Object.hasOwn(hooks, event);
     const list: Json[] = has ? (hooks[event] as Json[]) : [];
     let appended = false;
     for (const group of groups) {
@@ -225,7 +225,7 @@ export function unmergeRegistration(current: JsonObject, options: UnmergeOptions
   const removed: EventCommands[] = [];
   const removedEvents: string[] = [];
   let removedHooksKey = false;
-  if (!isJsonObject(settings.hooks) || !Object.prototype.hasOwnProperty.call(settings, 'hooks')) {
+  if (!isJsonObject(settings.hooks) || !Object.hasOwn(settings, 'hooks')) {
     return { settings, removed, removedEvents, removedHooksKey };
   }
   const hooks = settings.hooks;

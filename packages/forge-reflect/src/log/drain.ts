@@ -216,7 +216,9 @@ function keepRejected(stateDir: string, name: string, bytes: Uint8Array, reason:
     writeReason(dir, name, reason, now);
     writeFileSync(join(dir, `${name}${SPOOL_SUFFIX}`), bytes, { mode: 0o600 });
   } catch (error) {
-    throw new UserError(`cannot keep unreadable bytes of the spool log in ${dir} (${errno(error) ?? String(error)}); fix the folder's permissions or free space`);
+    throw new UserError(
+      `cannot keep unreadable bytes of the spool log in ${dir} (${errno(error) ?? String(error)}); fix the folder's permissions or free space`,
+    );
   }
 }
 
@@ -272,13 +274,21 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
   const liveLog = names.includes(LIVE_LOG_NAME);
   const segments = segmentsIn(names);
-  if (candidates.length === 0 && temps.length === 0 && !liveLog && (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))) return counts;
+  if (
+    candidates.length === 0 &&
+    temps.length === 0 &&
+    !liveLog &&
+    (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))
+  )
+    return counts;
 
   let lock;
   try {
     lock = acquireDrainLock(spool, options.lock);
   } catch (error) {
-    throw new UserError(`cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
+    throw new UserError(
+      `cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
+    );
   }
   if (lock === undefined) {
     counts.locked = true;
@@ -328,7 +338,10 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
         counts.alreadyPresent += result.ignored + repeats.size;
         return true;
       } catch (error) {
-        if (!isBusyError(error)) throw new UserError(`cannot write to the event log ${target.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``);
+        if (!isBusyError(error))
+          throw new UserError(
+            `cannot write to the event log ${target.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
+          );
         counts.busy = true;
         return false;
       }
@@ -353,7 +366,8 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
           counts.inFlight++;
           return undefined;
         }
-        if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
+        if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now()))
+          counts.rejected++;
         return undefined;
       }
       if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;

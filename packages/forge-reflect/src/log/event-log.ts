@@ -54,7 +54,8 @@ export function openEventLog(stateDir: string): EventLog {
   } catch (error) {
     if (error instanceof UserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === NOT_REGULAR || code === 'ENXIO') throw new UserError(`the event log ${path} is not a regular file; move it aside (forge-reflect doctor --repair does) and run the command again`);
+    if (code === NOT_REGULAR || code === 'ENXIO')
+      throw new UserError(`the event log ${path} is not a regular file; move it aside (forge-reflect doctor --repair does) and run the command again`);
     throw new UserError(`cannot open the event log ${path} (${describe(error)}); check the file's permissions`);
   }
   try {
@@ -69,7 +70,9 @@ export function openEventLog(stateDir: string): EventLog {
     if (isBusyError(error)) throw error; // callers (drain) treat busy as "try later"
     const code = String((error as { code?: unknown }).code ?? '');
     if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
-      throw new UserError(`cannot write the event log ${path} (${describe(error)}): the disk is full or failing; free space and run the command again (the log itself is not known to be damaged)`);
+      throw new UserError(
+        `cannot write the event log ${path} (${describe(error)}): the disk is full or failing; free space and run the command again (the log itself is not known to be damaged)`,
+      );
     }
     throw new UserError(`the event log ${path} is not usable (${describe(error)}); run forge-reflect doctor --repair to move it aside and start a fresh log`);
   }
@@ -86,4 +89,3 @@ export function openEmptyEventLog(stateDir: string): EventLog {
   migrate(db, ':memory:');
   return wrap(db, eventsDbPathOf(stateDir));
 }
-

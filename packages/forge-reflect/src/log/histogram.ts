@@ -125,7 +125,8 @@ export class DenseHistogram {
     if (blob.length === 0) return;
     if (blob[0] === FLOATS) {
       const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-      for (let i = 1; i + 32 <= blob.length; i += 32) this.add(view.getFloat64(i, true), view.getFloat64(i + 8, true), view.getFloat64(i + 16, true), view.getFloat64(i + 24, true));
+      for (let i = 1; i + 32 <= blob.length; i += 32)
+        this.add(view.getFloat64(i, true), view.getFloat64(i + 8, true), view.getFloat64(i + 16, true), view.getFloat64(i + 24, true));
       return;
     }
     let i = 1;
@@ -152,7 +153,8 @@ export class DenseHistogram {
   /** The occupied buckets in ascending order. */
   buckets(): Bucket[] {
     const out: Bucket[] = [];
-    for (let i = 0; i < SLOTS; i++) if ((this.n[i] as number) > 0) out.push({ bucket: i + NEGATIVE, n: this.n[i] as number, lo: this.lo[i] as number, hi: this.hi[i] as number });
+    for (let i = 0; i < SLOTS; i++)
+      if ((this.n[i] as number) > 0) out.push({ bucket: i + NEGATIVE, n: this.n[i] as number, lo: this.lo[i] as number, hi: this.hi[i] as number });
     return out;
   }
 

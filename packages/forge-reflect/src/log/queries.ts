@@ -66,7 +66,23 @@ export function eventQueries(db: Database): EventQueries {
     let inserted = 0;
     const rollup = new RollupBatch();
     for (const r of rows) {
-      if (insert.run(r.id, r.session_id, r.agent_id, r.ts, r.runtime, r.type, r.hook_event, r.tool_name, r.tool_use_id, r.duration_ms, r.cwd, r.payload, r.truncated).changes === 1) {
+      if (
+        insert.run(
+          r.id,
+          r.session_id,
+          r.agent_id,
+          r.ts,
+          r.runtime,
+          r.type,
+          r.hook_event,
+          r.tool_name,
+          r.tool_use_id,
+          r.duration_ms,
+          r.cwd,
+          r.payload,
+          r.truncated,
+        ).changes === 1
+      ) {
         inserted += 1;
         rollup.add(r);
       }

@@ -79,10 +79,7 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
   { kind: 'aws_access_key_id', regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
   {
     kind: 'aws_secret_key',
-    regex: new RegExp(
-      `((?:aws)?[_-]?secret[_-]?(?:access)?[_-]?key${Q}[ \\t]*(?:[:=]|=>|\\s)[ \\t]*${Q})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`,
-      'gi',
-    ),
+    regex: new RegExp(`((?:aws)?[_-]?secret[_-]?(?:access)?[_-]?key${Q}[ \\t]*(?:[:=]|=>|\\s)[ \\t]*${Q})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`, 'gi'),
     replace: (_m, prefix) => `${prefix}${marker('aws_secret_key')}`,
   },
   {

@@ -39,7 +39,6 @@ export const ROLLUP_TABLES_SQL = `
   CREATE TABLE stagnant_runs (ts TEXT NOT NULL, id TEXT NOT NULL, session TEXT NOT NULL, PRIMARY KEY (ts, id)) WITHOUT ROWID;
   CREATE INDEX stagnant_runs_by_session ON stagnant_runs (session);`;
 
-
 const SEP = '\u0000';
 const isToolType = (type: string): boolean => type === 'tool.executed' || type === 'tool.failed';
 
@@ -71,7 +70,8 @@ const toolStatements = (db: Database, table: string, key: string): ToolStatement
        timed = timed + excluded.timed, duration_sum = duration_sum + excluded.duration_sum, durations = excluded.durations`,
   ),
 });
-const CALLS = "SELECT ts, id, type, CASE WHEN type = 'tool.failed' THEN tool_name END AS tool_name, CASE WHEN type = 'tool.failed' THEN payload END AS payload FROM events";
+const CALLS =
+  "SELECT ts, id, type, CASE WHEN type = 'tool.failed' THEN tool_name END AS tool_name, CASE WHEN type = 'tool.failed' THEN payload END AS payload FROM events";
 /** The events that are tool calls (the rollups count them; metrics reads the edge hours with it). */
 export const CALL_TYPES = "type IN ('tool.executed', 'tool.failed')";
 
@@ -230,7 +230,9 @@ export class RollupBatch {
  */
 export function backfillRollups(db: Database): void {
   // iterate, not all(): a chunk's rows are never all alive at once (10^6 events stay under 100 MiB)
-  const chunk = db.prepare('SELECT rowid AS rid, id, session_id, ts, type, tool_name, duration_ms, NULL AS payload FROM events WHERE rowid > ? ORDER BY rowid LIMIT 20000');
+  const chunk = db.prepare(
+    'SELECT rowid AS rid, id, session_id, ts, type, tool_name, duration_ms, NULL AS payload FROM events WHERE rowid > ? ORDER BY rowid LIMIT 20000',
+  );
   for (let last = -Infinity; ; ) {
     const batch = new RollupBatch(false);
     let rows = 0;
@@ -243,7 +245,7 @@ export function backfillRollups(db: Database): void {
     batch.flush(db);
   }
   const s = statements(db);
-  const sessions = db.prepare("SELECT DISTINCT session_id FROM events WHERE session_id > ? ORDER BY session_id LIMIT 1000").pluck();
+  const sessions = db.prepare('SELECT DISTINCT session_id FROM events WHERE session_id > ? ORDER BY session_id LIMIT 1000').pluck();
   for (let after = ''; ; ) {
     const list = sessions.all(after) as string[];
     if (list.length === 0) break;

@@ -23,7 +23,10 @@ export function callSignature(tool: string | null, payload: string): string | un
   }
   const input = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { tool_input?: unknown }).tool_input : undefined;
   const text = input === undefined || input === null ? '' : typeof input === 'string' ? input : JSON.stringify(input);
-  return nodeCrypto().createHash('sha1').update(`${tool ?? ''}${SEP}${text}`).digest('base64');
+  return nodeCrypto()
+    .createHash('sha1')
+    .update(`${tool ?? ''}${SEP}${text}`)
+    .digest('base64');
 }
 
 /** Where a session's failing-call streak stands after its latest call (by `ts`, then `id`). */

@@ -135,7 +135,14 @@ export function summarizeTests(tests: TestResultV1): CheckSummary {
 export function summarizeFeedback(feedback: FeedbackV1): CheckSummary {
   const issues: ActionItem[] = feedback.issues
     .filter((i) => BLOCKING.has(i.severity))
-    .map((i) => ({ id: i.id, kind: 'issue', title: i.message, severity: i.severity, category: i.type, ...(i.evidence !== undefined ? { detail: `evidence: ${i.evidence}` } : {}) }));
+    .map((i) => ({
+      id: i.id,
+      kind: 'issue',
+      title: i.message,
+      severity: i.severity,
+      category: i.type,
+      ...(i.evidence !== undefined ? { detail: `evidence: ${i.evidence}` } : {}),
+    }));
   const steering = (safe: boolean): ActionItem[] =>
     feedback.steering
       .filter((s) => s.safe === safe)
@@ -144,7 +151,11 @@ export function summarizeFeedback(feedback: FeedbackV1): CheckSummary {
         kind: 'steering',
         title: s.description,
         category: s.type,
-        ...(s.patch !== undefined ? { suggested_fix: `apply this patch:\n${s.patch}` } : s.command !== undefined ? { suggested_fix: `run \`${s.command}\`` } : {}),
+        ...(s.patch !== undefined
+          ? { suggested_fix: `apply this patch:\n${s.patch}` }
+          : s.command !== undefined
+            ? { suggested_fix: `run \`${s.command}\`` }
+            : {}),
       }));
   const summary: CheckSummary = {
     phase: 'feedback',
@@ -181,7 +192,11 @@ export function decide(check: CheckSummary, history: TaskHistory, policy: LoopPo
   const max = policy.max_bounces[check.phase];
   if (history.bounces >= max) return result('escalate', 'max_bounces', `${check.phase} already bounced ${history.bounces} time(s), the maximum is ${max}`);
   if (history.bounces >= 1 && history.last_actionable !== undefined && check.items.length >= history.last_actionable) {
-    return result('escalate', 'diminishing_returns', `${check.items.length} actionable item(s) now, ${history.last_actionable} at the last bounce: fixes are not converging`);
+    return result(
+      'escalate',
+      'diminishing_returns',
+      `${check.items.length} actionable item(s) now, ${history.last_actionable} at the last bounce: fixes are not converging`,
+    );
   }
   return { ...result('bounce', 'actionable_items', `${check.items.length} actionable item(s) go back to the implementer`), bounce_number: history.bounces + 1 };
 }
@@ -239,7 +254,9 @@ export function renderFixBrief(task: string, phase: Phase, decision: BounceDecis
     '## Then',
     '',
     '1. Fix each item with the smallest change that resolves it.',
-    phase === 'testing' ? '2. Re-run the failing tests, then the whole suite: do not break a test that passes.' : '2. Run the type check and the tests for the files you touched.',
+    phase === 'testing'
+      ? '2. Re-run the failing tests, then the whole suite: do not break a test that passes.'
+      : '2. Run the type check and the tests for the files you touched.',
     '3. Do not introduce new issues; say in your reflection what you could not fix.',
     '',
   );

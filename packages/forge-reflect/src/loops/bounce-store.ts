@@ -8,7 +8,10 @@ export function taskHistory(db: Database, task: string, phase: Phase): TaskHisto
     | { number: number; actionable: number }
     | undefined;
   const passed = new Set<string>();
-  const rows = db.prepare("SELECT passed_tests FROM checks WHERE task_ref = ? AND phase = 'testing' AND passed_tests IS NOT NULL").pluck().all(task) as string[];
+  const rows = db
+    .prepare("SELECT passed_tests FROM checks WHERE task_ref = ? AND phase = 'testing' AND passed_tests IS NOT NULL")
+    .pluck()
+    .all(task) as string[];
   for (const text of rows) for (const name of JSON.parse(text) as string[]) passed.add(name);
   return last === undefined ? { bounces: 0, previously_passed: passed } : { bounces: last.number, last_actionable: last.actionable, previously_passed: passed };
 }
@@ -34,7 +37,9 @@ export function recordCheck(db: Database, task: string, check: CheckSummary, dec
   const at = isoMicros(now);
   return db.transaction((): RecordedCheck => {
     const info = db
-      .prepare('INSERT INTO checks (task_ref, phase, at, decision, rule, total_items, actionable, passed_tests, failed_tests) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO checks (task_ref, phase, at, decision, rule, total_items, actionable, passed_tests, failed_tests) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(
         task,
         check.phase,
@@ -46,9 +51,9 @@ export function recordCheck(db: Database, task: string, check: CheckSummary, dec
         check.passed_tests ? JSON.stringify(check.passed_tests) : null,
         check.failed_tests ? JSON.stringify(check.failed_tests) : null,
       );
-    const open = db.prepare('SELECT id, number FROM bounces WHERE task_ref = ? AND phase = ? AND resolved IS NULL ORDER BY number DESC LIMIT 1').get(task, check.phase) as
-      | { id: number; number: number }
-      | undefined;
+    const open = db
+      .prepare('SELECT id, number FROM bounces WHERE task_ref = ? AND phase = ? AND resolved IS NULL ORDER BY number DESC LIMIT 1')
+      .get(task, check.phase) as { id: number; number: number } | undefined;
     const out: RecordedCheck = { check_id: Number(info.lastInsertRowid), task_bounces: 0 };
     if (open) {
       const resolved = decision.decision === 'approve' ? 1 : 0;

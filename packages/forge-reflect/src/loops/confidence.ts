@@ -45,7 +45,12 @@ export function wholeWeeks(accessedAt: number, now: number): number {
  * Decay since the last access: 0.05 for every whole week, minus the weeks already decayed since
  * that access (so running decay twice in one week decays once).
  */
-export function decayStep(confidence: number, accessedAt: number, now: number, alreadyDecayedWeeks: number): { confidence: number; weeks: number; newWeeks: number } {
+export function decayStep(
+  confidence: number,
+  accessedAt: number,
+  now: number,
+  alreadyDecayedWeeks: number,
+): { confidence: number; weeks: number; newWeeks: number } {
   const weeks = wholeWeeks(accessedAt, now);
   const newWeeks = Math.max(0, weeks - alreadyDecayedWeeks);
   return { confidence: clampConfidence(confidence - DECAY_PER_WEEK * newWeeks), weeks, newWeeks };

@@ -63,7 +63,14 @@ function recordAction(db: Database, id: number, action: string, now: number): vo
 }
 
 function changeEvent(id: number, oldValue: number | null, newValue: number, reason: string): LoopEvent {
-  const type = oldValue === null ? 'feedback.learning_added' : newValue > oldValue ? 'feedback.confidence_increased' : newValue < oldValue ? 'feedback.confidence_decreased' : 'feedback.confidence_unchanged';
+  const type =
+    oldValue === null
+      ? 'feedback.learning_added'
+      : newValue > oldValue
+        ? 'feedback.confidence_increased'
+        : newValue < oldValue
+          ? 'feedback.confidence_decreased'
+          : 'feedback.confidence_unchanged';
   return { type, payload: { learning_id: id, old_confidence: oldValue, new_confidence: newValue, reason } };
 }
 
@@ -84,7 +91,9 @@ export function addLearning(db: Database, input: NewLearning, now: number, reaso
   const confidence = clampConfidence(input.confidence ?? START_CONFIDENCE[input.source]);
   const tags = [...new Set(input.tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
   const info = db
-    .prepare("INSERT INTO learnings (type, content, context, tags, source, confidence, status, created_at, accessed_at, decay_weeks) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, 0)")
+    .prepare(
+      "INSERT INTO learnings (type, content, context, tags, source, confidence, status, created_at, accessed_at, decay_weeks) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, 0)",
+    )
     .run(input.type, input.content, input.context, JSON.stringify(tags), input.origin ?? input.source, confidence, at, at);
   const id = Number(info.lastInsertRowid);
   recordAction(db, id, 'add', now);
@@ -160,9 +169,14 @@ export interface ListFilter {
 }
 
 export function listLearnings(db: Database, filter: ListFilter = {}): Learning[] {
-  const rows = (db.prepare(`SELECT * FROM learnings ${filter.includeArchived ? '' : "WHERE status = 'active'"} ORDER BY confidence DESC, id ASC`).all() as Row[]).map(fromRow);
+  const rows = (
+    db.prepare(`SELECT * FROM learnings ${filter.includeArchived ? '' : "WHERE status = 'active'"} ORDER BY confidence DESC, id ASC`).all() as Row[]
+  ).map(fromRow);
   const tag = filter.tag?.trim().toLowerCase();
-  const words = (filter.text ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = (filter.text ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   return rows.filter((l) => {
     if (tag !== undefined && tag !== '' && !l.tags.includes(tag)) return false;
     const hay = `${l.content}\n${l.context}\n${l.tags.join(' ')}`.toLowerCase();

@@ -96,7 +96,10 @@ export function computeMetrics(data: MetricsData, window: { days: number; since:
     tools: Object.fromEntries(
       [...data.tools]
         .sort((x, y) => x.tool.localeCompare(y.tool))
-        .map((t) => [t.tool, { calls: t.ok + t.failed, success_rate: ratio(t.ok, t.ok + t.failed), median_ms: t.duration_median, mean_ms: ratio(t.duration_sum, t.timed) }]),
+        .map((t) => [
+          t.tool,
+          { calls: t.ok + t.failed, success_rate: ratio(t.ok, t.ok + t.failed), median_ms: t.duration_median, mean_ms: ratio(t.duration_sum, t.timed) },
+        ]),
     ),
     tool_median_ms: Object.fromEntries([...data.tools].sort((x, y) => x.tool.localeCompare(y.tool)).map((t) => [t.tool, t.duration_median])),
     stagnant_runs: ok + failed === 0 ? null : data.stagnant_runs,

@@ -12,7 +12,13 @@ import { CALL_TYPES } from '../log/rollups.js';
 import { planWindow, type WindowPlan } from './metrics-window.js';
 import { DenseHistogram } from '../log/histogram.js';
 
-const num = (db: Database, sql: string, ...params: unknown[]): number => Number(db.prepare(sql).pluck().get(...params) ?? 0);
+const num = (db: Database, sql: string, ...params: unknown[]): number =>
+  Number(
+    db
+      .prepare(sql)
+      .pluck()
+      .get(...params) ?? 0,
+  );
 
 /** The window's parts (planWindow): whole days, whole hours, and the two partial edge hours from the events. */
 const DAYS = 'day >= @dayLo AND day < @dayHi';
@@ -32,7 +38,8 @@ export const EDGE_CALLS_SQL = `SELECT coalesce(tool_name, '(unknown)') AS tool, 
   UNION ALL SELECT coalesce(tool_name, '(unknown)'), type, duration_ms ${EDGE_CALLS(EDGE_2)}`;
 
 /** Distinct sessions with an event in the window, without null and the placeholder `unknown`. */
-const SESSION_EDGE = (edge: string) => `SELECT session_id FROM events INDEXED BY events_by_ts WHERE ${edge} AND session_id IS NOT NULL AND session_id <> 'unknown'`;
+const SESSION_EDGE = (edge: string) =>
+  `SELECT session_id FROM events INDEXED BY events_by_ts WHERE ${edge} AND session_id IS NOT NULL AND session_id <> 'unknown'`;
 export const SESSIONS_SQL = `SELECT count(*) FROM (
   SELECT session_id FROM session_days WHERE ${DAYS}
   UNION SELECT session_id FROM session_hours WHERE ${HOURS_1}
@@ -113,7 +120,10 @@ export function gatherMetricsData(db: Database, since: string, until: string): M
     .pluck()
     .all(...w) as string[];
   const actions = { dismiss: 0, confirm: 0, applied: 0, rewritten: 0 };
-  for (const r of db.prepare('SELECT action, count(*) AS n FROM learning_actions WHERE at >= ? AND at <= ? GROUP BY action').all(...w) as Array<{ action: string; n: number }>) {
+  for (const r of db.prepare('SELECT action, count(*) AS n FROM learning_actions WHERE at >= ? AND at <= ? GROUP BY action').all(...w) as Array<{
+    action: string;
+    n: number;
+  }>) {
     if (r.action in actions) actions[r.action as keyof typeof actions] = r.n;
   }
   // Each task's latest outcome in the window beside its latest valid sidecar with a confidence (ties
@@ -183,7 +193,9 @@ export function storeSnapshot(db: Database, metrics: Metrics, now: number): Snap
 
 /** The latest `limit` snapshots, oldest first. */
 export function latestSnapshots(db: Database, limit: number): Snapshot[] {
-  const rows = db.prepare('SELECT * FROM (SELECT id, at, days, metrics FROM metrics_snapshots ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at ASC, id ASC').all(limit) as Array<{
+  const rows = db
+    .prepare('SELECT * FROM (SELECT id, at, days, metrics FROM metrics_snapshots ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at ASC, id ASC')
+    .all(limit) as Array<{
     id: number;
     at: string;
     days: number;

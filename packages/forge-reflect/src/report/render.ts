@@ -30,7 +30,12 @@ function summaryPairs(s: ReportSummary): Array<[string, string]> {
     ['sidecars', `${s.sidecars}${s.invalid ? ` (+${s.invalid} invalid, listed below)` : ''}`],
     ['needs review', `${s.needs_review} (${percent(s.needs_review_share)})`],
     ['by surface', surfaces || 'none'],
-    ['self-reported confidence', s.mean_confidence === null ? `n/a (0 of ${s.sidecars} reported one)` : `mean ${fixed(s.mean_confidence)} (${s.confidence_reported} of ${s.sidecars} reported one)`],
+    [
+      'self-reported confidence',
+      s.mean_confidence === null
+        ? `n/a (0 of ${s.sidecars} reported one)`
+        : `mean ${fixed(s.mean_confidence)} (${s.confidence_reported} of ${s.sidecars} reported one)`,
+    ],
     ['degraded', `${s.degraded} (${percent(s.degraded_share)})`],
   ];
 }
@@ -93,15 +98,43 @@ function csvCell(raw: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export const CSV_COLUMNS = ['timestamp', 'task_ref', 'agent', 'session_id', 'repo', 'surface', 'score', 'needs_review', 'confidence', 'degraded', 'mode', 'attempt', 'files_count', 'files', 'path'] as const;
+export const CSV_COLUMNS = [
+  'timestamp',
+  'task_ref',
+  'agent',
+  'session_id',
+  'repo',
+  'surface',
+  'score',
+  'needs_review',
+  'confidence',
+  'degraded',
+  'mode',
+  'attempt',
+  'files_count',
+  'files',
+  'path',
+] as const;
 
 export function renderCsv(view: ReportView): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const r of view.rows) {
     const cells = [
-      r.timestamp ?? '', r.task_ref ?? '', r.agent ?? '', r.session_id ?? '', r.repo ?? '', r.surface ?? '',
-      r.score === null ? '' : String(r.score), String(r.needs_review), r.confidence === null ? '' : String(r.confidence),
-      String(r.degraded), r.mode ?? '', r.attempt === null ? '' : String(r.attempt), String(r.files.length), r.files.join(' '), r.path,
+      r.timestamp ?? '',
+      r.task_ref ?? '',
+      r.agent ?? '',
+      r.session_id ?? '',
+      r.repo ?? '',
+      r.surface ?? '',
+      r.score === null ? '' : String(r.score),
+      String(r.needs_review),
+      r.confidence === null ? '' : String(r.confidence),
+      String(r.degraded),
+      r.mode ?? '',
+      r.attempt === null ? '' : String(r.attempt),
+      String(r.files.length),
+      r.files.join(' '),
+      r.path,
     ];
     lines.push(cells.map(csvCell).join(','));
   }

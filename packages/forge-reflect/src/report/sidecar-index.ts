@@ -100,7 +100,12 @@ export function indexSidecars(db: Database, dirs: readonly string[], options: In
   const known = db.prepare('SELECT s.name, s.size, s.mtime_ns FROM sidecar_dirs d JOIN sidecars s ON s.dir_id = d.id WHERE d.dir = ?');
   // The row binds as it comes (sidecar-read.ts): no copy of its 17 values per sidecar.
   const columns = `dir_id, name, ${SIDECAR_ROW_COLUMNS}`;
-  const upsert = db.prepare(`INSERT OR REPLACE INTO sidecars (${columns}) VALUES (${columns.split(',').map(() => '?').join(', ')})`);
+  const upsert = db.prepare(
+    `INSERT OR REPLACE INTO sidecars (${columns}) VALUES (${columns
+      .split(',')
+      .map(() => '?')
+      .join(', ')})`,
+  );
   const remove = db.prepare('DELETE FROM sidecars WHERE dir_id = ? AND name = ?');
   const counts: IndexCounts = { files: 0, unchanged_dirs: 0, read: 0, removed: 0 };
   const mark = db.prepare('SELECT mtime_ns, listed_at_ms, files FROM sidecar_dirs WHERE dir = ?');
@@ -205,9 +210,22 @@ interface Row {
 function toRecord(row: Row): SidecarRecord {
   const flag = (n: number | null) => (n === null ? null : n === 1);
   return {
-    path: row.path, valid: row.valid === 1, error: row.error, timestamp: row.ts, task_ref: row.task_ref, agent: row.agent,
-    session_id: row.session_id, repo: row.repo, surface: row.surface, score: row.score, needs_review: flag(row.needs_review),
-    confidence: row.confidence, degraded: flag(row.degraded), mode: row.mode, attempt: row.attempt, files: JSON.parse(row.files) as string[],
+    path: row.path,
+    valid: row.valid === 1,
+    error: row.error,
+    timestamp: row.ts,
+    task_ref: row.task_ref,
+    agent: row.agent,
+    session_id: row.session_id,
+    repo: row.repo,
+    surface: row.surface,
+    score: row.score,
+    needs_review: flag(row.needs_review),
+    confidence: row.confidence,
+    degraded: flag(row.degraded),
+    mode: row.mode,
+    attempt: row.attempt,
+    files: JSON.parse(row.files) as string[],
   };
 }
 
@@ -276,7 +294,10 @@ export function totalsQuery(dirs: readonly string[], filter: SidecarFilter): { s
 
 /** The statement queryInvalid runs (exported for the query-plan test). */
 export function invalidQuery(dirs: readonly string[]): { sql: string; params: unknown[] } {
-  return { sql: `SELECT path, error FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`, params: dirs.map((d) => resolve(d)) };
+  return {
+    sql: `SELECT path, error FROM sidecar_files WHERE dir IN (${dirs.map(() => '?').join(', ')}) AND valid = 0 ORDER BY path`,
+    params: dirs.map((d) => resolve(d)),
+  };
 }
 
 export function queryInvalid(db: Database, dirs: readonly string[]): Array<Pick<SidecarRecord, 'path' | 'error'>> {

@@ -27,14 +27,28 @@ export function mtimeKey(stats: { mtimeMs: number }): string {
  * to the main thread cheaply, and binds as it is.
  */
 export type SidecarRow = [
-  size: number, mtimeNs: string, valid: 0 | 1, error: string | null, ts: string | null,
-  taskRef: string | null, agent: string | null, sessionId: string | null, repo: string | null, surface: string | null,
-  score: number | null, needsReview: 0 | 1 | null, confidence: number | null, degraded: 0 | 1 | null, mode: string | null,
-  attempt: number | null, files: string,
+  size: number,
+  mtimeNs: string,
+  valid: 0 | 1,
+  error: string | null,
+  ts: string | null,
+  taskRef: string | null,
+  agent: string | null,
+  sessionId: string | null,
+  repo: string | null,
+  surface: string | null,
+  score: number | null,
+  needsReview: 0 | 1 | null,
+  confidence: number | null,
+  degraded: 0 | 1 | null,
+  mode: string | null,
+  attempt: number | null,
+  files: string,
 ];
 
 /** The table's columns a row fills, in its order: `sidecars (dir_id, name, <these>)`. */
-export const SIDECAR_ROW_COLUMNS = 'size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files';
+export const SIDECAR_ROW_COLUMNS =
+  'size, mtime_ns, valid, error, ts, task_ref, agent, session_id, repo, surface, score, needs_review, confidence, degraded, mode, attempt, files';
 
 function flag(b: boolean | null): 0 | 1 | null {
   return b === null ? null : b ? 1 : 0;
@@ -42,9 +56,23 @@ function flag(b: boolean | null): 0 | 1 | null {
 
 export function sidecarRow(size: number, mtimeNs: string, r: SidecarRecord): SidecarRow {
   return [
-    size, mtimeNs, r.valid ? 1 : 0, r.error, r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
-    r.task_ref, r.agent, r.session_id, r.repo, r.surface, r.score, flag(r.needs_review), r.confidence,
-    flag(r.degraded), r.mode, r.attempt, JSON.stringify(r.files),
+    size,
+    mtimeNs,
+    r.valid ? 1 : 0,
+    r.error,
+    r.timestamp === null ? null : normalizeTimestamp(r.timestamp),
+    r.task_ref,
+    r.agent,
+    r.session_id,
+    r.repo,
+    r.surface,
+    r.score,
+    flag(r.needs_review),
+    r.confidence,
+    flag(r.degraded),
+    r.mode,
+    r.attempt,
+    JSON.stringify(r.files),
   ];
 }
 

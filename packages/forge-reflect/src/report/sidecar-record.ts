@@ -28,8 +28,22 @@ export interface SidecarRecord {
 
 function invalid(path: string, error: string): SidecarRecord {
   return {
-    path, valid: false, error, timestamp: null, task_ref: null, agent: null, session_id: null, repo: null,
-    surface: null, score: null, needs_review: null, confidence: null, degraded: null, mode: null, attempt: null, files: [],
+    path,
+    valid: false,
+    error,
+    timestamp: null,
+    task_ref: null,
+    agent: null,
+    session_id: null,
+    repo: null,
+    surface: null,
+    score: null,
+    needs_review: null,
+    confidence: null,
+    degraded: null,
+    mode: null,
+    attempt: null,
+    files: [],
   };
 }
 

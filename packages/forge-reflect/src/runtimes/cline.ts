@@ -36,7 +36,18 @@ export const CLINE_HOOKS_DIR = '.clinerules/hooks';
 export const CLINE_OTHER_WORKSPACE_DIR = '.cline/hooks';
 
 /** Every event Cline fires hooks for (the file names it looks for). */
-export const CLINE_EVENTS = ['TaskStart', 'TaskResume', 'TaskCancel', 'TaskComplete', 'TaskError', 'PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'PreCompact', 'SessionShutdown'] as const;
+export const CLINE_EVENTS = [
+  'TaskStart',
+  'TaskResume',
+  'TaskCancel',
+  'TaskComplete',
+  'TaskError',
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'PreCompact',
+  'SessionShutdown',
+] as const;
 
 /** `hookName` in a payload (Cline's internal name) → the event it was fired for. */
 const INTERNAL_NAMES: Readonly<Record<string, string>> = {
@@ -109,7 +120,11 @@ function eventName(p: Payload, hookArg: string): string | null {
 const shape: ShapeRule = {
   runtime: 'cline',
   signature: 'hookName (TaskStart, … or agent_start, tool_result, agent_end, …) / clineVersion / taskId with sessionContext',
-  matches: (p) => has(p, 'clineVersion') || isClineEvent(p.hookName) || (typeof p.hookName === 'string' && has(INTERNAL_NAMES, p.hookName)) || (has(p, 'taskId') && has(p, 'sessionContext')),
+  matches: (p) =>
+    has(p, 'clineVersion') ||
+    isClineEvent(p.hookName) ||
+    (typeof p.hookName === 'string' && has(INTERNAL_NAMES, p.hookName)) ||
+    (has(p, 'taskId') && has(p, 'sessionContext')),
   eventName,
   types,
   refine: (type, p) => {
@@ -156,7 +171,7 @@ export function clineWrapper(hook: KitHook, event: string): string {
   return [
     '#!/bin/sh',
     `${CLINE_WRAPPER_MARK} for ${event}. Written by \`forge-reflect install --runtime cline\`;`,
-    '# `forge-reflect uninstall --runtime cline` removes it. Cline reads a hook\'s stdout as its answer',
+    "# `forge-reflect uninstall --runtime cline` removes it. Cline reads a hook's stdout as its answer",
     '# ({"cancel":true} aborts the task): nothing is ever printed, and the exit status is 0.',
     'case "$REFLECTION_MODE" in solo|orchestrated) ;; *) exit 0 ;; esac',
     // A copy in another hook folder Cline runs (~/.cline/hooks/, .cline/hooks/) records nothing
@@ -230,14 +245,20 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
     else if (!isExactly(path, f.text)) problems.push(`${f.rel} is from another kit version`);
   }
   const fix = `forge-reflect install --runtime cline --repo ${repo}`;
-  if (problems.length > 0) checks.push({ name: 'cline hook files', status: problems.some((p) => !p.endsWith('version')) ? 'fail' : 'warn', detail: problems.join('; '), fix });
+  if (problems.length > 0)
+    checks.push({ name: 'cline hook files', status: problems.some((p) => !p.endsWith('version')) ? 'fail' : 'warn', detail: problems.join('; '), fix });
   else checks.push({ name: 'cline hook files', status: 'ok', detail: `${files.length} executable wrappers in ${CLINE_HOOKS_DIR}/` });
   // Cline runs every folder's hooks. A copy elsewhere stands down while the workspace has the kit's
   // own wrapper, and records in the wrong place where it has not: either way it should go.
   for (const dir of [join(repo, CLINE_OTHER_WORKSPACE_DIR), ...userHookDirs(env)]) {
     const found = wrappersIn(dir);
     if (found.length > 0) {
-      checks.push({ name: 'cline hook folders', status: 'warn', detail: `${dir} holds the kit's wrappers too (${found.join(', ')}): Cline runs them beside ${CLINE_HOOKS_DIR}/ (they stand down while the workspace has its own)`, fix: `remove ${found.map((n) => join(dir, n)).join(' ')}` });
+      checks.push({
+        name: 'cline hook folders',
+        status: 'warn',
+        detail: `${dir} holds the kit's wrappers too (${found.join(', ')}): Cline runs them beside ${CLINE_HOOKS_DIR}/ (they stand down while the workspace has its own)`,
+        fix: `remove ${found.map((n) => join(dir, n)).join(' ')}`,
+      });
     }
   }
   return checks;

@@ -43,7 +43,9 @@ const shape: ShapeRule = {
   runtime: 'codex',
   signature: 'turn_id, or a rollout transcript_path (…/sessions/…/rollout-….jsonl), or notify `type: agent-turn-complete`',
   matches: (p) =>
-    has(p, 'turn_id') || p.type === 'agent-turn-complete' || (typeof p.transcript_path === 'string' && /\/sessions\/(?:[^/]+\/)*rollout-[^/]*\.jsonl$/.test(p.transcript_path)),
+    has(p, 'turn_id') ||
+    p.type === 'agent-turn-complete' ||
+    (typeof p.transcript_path === 'string' && /\/sessions\/(?:[^/]+\/)*rollout-[^/]*\.jsonl$/.test(p.transcript_path)),
   eventName: (p, hookArg) => str(p.hook_event_name) ?? (p.type === 'agent-turn-complete' ? 'agent-turn-complete' : str(hookArg)),
   types: { ...typesFor('codex'), 'agent-turn-complete': 'turn.stopped' },
   refine: (type: EventType, p: Payload, hookEvent) => {
@@ -79,7 +81,7 @@ export function tomlTables(text: string): Array<{ header: string; body: string[]
   const tables: Array<{ header: string; body: string[] }> = [{ header: '', body: [] }];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
-    const header = /^\[([^\[\]]+)\]\s*(#.*)?$/.exec(line);
+    const header = /^\[([^[\]]+)\]\s*(#.*)?$/.exec(line);
     if (header) tables.push({ header: (header[1] as string).trim(), body: [] });
     else (tables[tables.length - 1] as { body: string[] }).body.push(line);
   }
@@ -132,12 +134,22 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   checks.push(
     projectTrusted(text, repo)
       ? { name: 'codex project trust', status: 'ok', detail: `${repo} is trusted in ${config}` }
-      : { name: 'codex project trust', status: 'warn', detail: `${repo} is not marked trusted in ${config}: Codex ignores .codex/hooks.json`, fix: projectStep },
+      : {
+          name: 'codex project trust',
+          status: 'warn',
+          detail: `${repo} is not marked trusted in ${config}: Codex ignores .codex/hooks.json`,
+          fix: projectStep,
+        },
   );
   // Hooks in both .codex/hooks.json and [hooks] of the same layer's config.toml: Codex warns on every run.
   try {
     if (tomlTables(readRegularText(join(repo, '.codex', 'config.toml'))).some((t) => t.header === 'hooks' || t.header.startsWith('hooks.'))) {
-      checks.push({ name: 'codex hook files', status: 'warn', detail: `.codex/config.toml also has [hooks]: Codex warns when one layer uses both`, fix: `move those hooks into ${CODEX_HOOKS_FILE}` });
+      checks.push({
+        name: 'codex hook files',
+        status: 'warn',
+        detail: `.codex/config.toml also has [hooks]: Codex warns when one layer uses both`,
+        fix: `move those hooks into ${CODEX_HOOKS_FILE}`,
+      });
     }
   } catch {
     // no project config.toml
@@ -146,7 +158,11 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   const trusted = trustedHookEvents(text, hooksFile);
   checks.push(
     trusted.size > 0
-      ? { name: 'codex hook trust', status: 'ok', detail: `hooks of ${CODEX_HOOKS_FILE} reviewed for ${trusted.size} event(s) (a changed command needs a new review)` }
+      ? {
+          name: 'codex hook trust',
+          status: 'ok',
+          detail: `hooks of ${CODEX_HOOKS_FILE} reviewed for ${trusted.size} event(s) (a changed command needs a new review)`,
+        }
       : { name: 'codex hook trust', status: 'warn', detail: `no trusted hook of ${hooksFile} in ${config}: Codex skips them silently`, fix: hookStep },
   );
   return checks;

@@ -90,7 +90,8 @@ const types: Record<string, EventType> = { ...CAMEL_TYPES, ...typesFor('copilot'
 
 const shape: ShapeRule = {
   runtime: 'copilot',
-  signature: 'camelCase sessionId without session_id (+ toolName/toolArgs/toolResult, stopReason, …), or tool_result.text_result_for_llm, or a …/session-state/<id>/events.jsonl transcript_path',
+  signature:
+    'camelCase sessionId without session_id (+ toolName/toolArgs/toolResult, stopReason, …), or tool_result.text_result_for_llm, or a …/session-state/<id>/events.jsonl transcript_path',
   matches: (p) =>
     (typeof p.sessionId === 'string' && !has(p, 'session_id') && !has(p, 'hook_event_name')) ||
     typeof obj(p.tool_result)?.text_result_for_llm === 'string' ||
@@ -154,7 +155,8 @@ export function copilotHooksText(): string {
     hooks[b.event] = [{ type: 'command', bash: copilotCommand(b.hook, b.event), timeoutSec: b.timeoutSeconds }];
   }
   const stop = bindingsFor('copilot').find((b) => b.hook === 'stop');
-  if (hooks.SessionEnd && stop) hooks.SessionEnd.push({ type: 'command', bash: copilotCommand('stop', stop.event, 'SessionEnd'), timeoutSec: stop.timeoutSeconds });
+  if (hooks.SessionEnd && stop)
+    hooks.SessionEnd.push({ type: 'command', bash: copilotCommand('stop', stop.event, 'SessionEnd'), timeoutSec: stop.timeoutSeconds });
   hooks.ErrorOccurred = [{ type: 'command', bash: copilotCommand('event', 'ErrorOccurred'), timeoutSec: 10 }];
   return `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`;
 }
@@ -217,11 +219,25 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
     text = null;
   }
   if (text === null) {
-    checks.push({ name: 'copilot hooks', status: 'fail', detail: `${COPILOT_HOOKS_FILE} is missing or not a regular file`, fix: 'forge-reflect install --runtime copilot' });
+    checks.push({
+      name: 'copilot hooks',
+      status: 'fail',
+      detail: `${COPILOT_HOOKS_FILE} is missing or not a regular file`,
+      fix: 'forge-reflect install --runtime copilot',
+    });
   } else if (text !== copilotHooksText()) {
-    checks.push({ name: 'copilot hooks', status: 'warn', detail: `${COPILOT_HOOKS_FILE} differs from the kit's registration`, fix: 'forge-reflect install --runtime copilot' });
+    checks.push({
+      name: 'copilot hooks',
+      status: 'warn',
+      detail: `${COPILOT_HOOKS_FILE} differs from the kit's registration`,
+      fix: 'forge-reflect install --runtime copilot',
+    });
   } else {
-    checks.push({ name: 'copilot hooks', status: 'ok', detail: `${COPILOT_HOOKS_FILE} is the kit's registration (${Object.keys(obj(JSON.parse(text))?.hooks ?? {}).join(', ')})` });
+    checks.push({
+      name: 'copilot hooks',
+      status: 'ok',
+      detail: `${COPILOT_HOOKS_FILE} is the kit's registration (${Object.keys(obj(JSON.parse(text))?.hooks ?? {}).join(', ')})`,
+    });
   }
   return checks;
 }

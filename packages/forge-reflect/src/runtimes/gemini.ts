@@ -56,7 +56,9 @@ export function geminiToolOutcome(response: unknown): { failed: boolean; exitCod
   if (!r) return { failed: false, exitCode: null };
   const error = r.error;
   let failed = error !== undefined && error !== null && error !== '' && error !== false;
-  const text = contentText(r.llmContent).replace(/\s*<\/untrusted_context>\s*$/, '').replace(/^\s*<untrusted_context>\s*/, '');
+  const text = contentText(r.llmContent)
+    .replace(/\s*<\/untrusted_context>\s*$/, '')
+    .replace(/^\s*<untrusted_context>\s*/, '');
   if (/^Command was (automatically cancelled|cancelled by user)/.test(text)) failed = true;
   const lines = text.split(/\r?\n/);
   let exitCode: number | null = null;
@@ -148,16 +150,35 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   }
   checks.push(
     folderTrusted(rules, repo, env)
-      ? { name: 'gemini folder trust', status: 'ok', detail: env.GEMINI_CLI_TRUST_WORKSPACE === 'true' ? 'GEMINI_CLI_TRUST_WORKSPACE=true' : `${repo} is trusted in ${path}` }
-      : { name: 'gemini folder trust', status: 'warn', detail: `${repo} is not a trusted folder: Gemini CLI ignores .gemini/settings.json there`, fix: trustSteps(repo, env)[0] as string },
+      ? {
+          name: 'gemini folder trust',
+          status: 'ok',
+          detail: env.GEMINI_CLI_TRUST_WORKSPACE === 'true' ? 'GEMINI_CLI_TRUST_WORKSPACE=true' : `${repo} is trusted in ${path}`,
+        }
+      : {
+          name: 'gemini folder trust',
+          status: 'warn',
+          detail: `${repo} is not a trusted folder: Gemini CLI ignores .gemini/settings.json there`,
+          fix: trustSteps(repo, env)[0] as string,
+        },
   );
   try {
     const settings = obj(JSON.parse(readRegularText(join(repo, GEMINI_SETTINGS_FILE))));
     const config = obj(settings?.hooksConfig);
     if (config?.enabled === false) {
-      checks.push({ name: 'gemini hooks switch', status: 'fail', detail: `hooksConfig.enabled is false in ${GEMINI_SETTINGS_FILE}: no hook runs`, fix: `remove "enabled": false from hooksConfig in ${GEMINI_SETTINGS_FILE}` });
+      checks.push({
+        name: 'gemini hooks switch',
+        status: 'fail',
+        detail: `hooksConfig.enabled is false in ${GEMINI_SETTINGS_FILE}: no hook runs`,
+        fix: `remove "enabled": false from hooksConfig in ${GEMINI_SETTINGS_FILE}`,
+      });
     } else if (Array.isArray(config?.disabled) && config.disabled.includes(GEMINI_HOOK_NAME)) {
-      checks.push({ name: 'gemini hooks switch', status: 'fail', detail: `hooksConfig.disabled lists ${GEMINI_HOOK_NAME}`, fix: `take ${GEMINI_HOOK_NAME} out of hooksConfig.disabled in ${GEMINI_SETTINGS_FILE}` });
+      checks.push({
+        name: 'gemini hooks switch',
+        status: 'fail',
+        detail: `hooksConfig.disabled lists ${GEMINI_HOOK_NAME}`,
+        fix: `take ${GEMINI_HOOK_NAME} out of hooksConfig.disabled in ${GEMINI_SETTINGS_FILE}`,
+      });
     }
   } catch {
     // unreadable settings are reported by the registrations check

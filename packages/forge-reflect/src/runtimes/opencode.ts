@@ -29,7 +29,15 @@ import { ms, obj, str, type Payload } from './payload.js';
 export { OPENCODE_PLUGIN_FILE, OPENCODE_PLUGIN_MARK, opencodePluginText };
 
 /** opencode's own event names, as the plugin sends them (dotted: no other runtime's look like these). */
-const OPENCODE_EVENTS = new Set(['session.created', 'chat.message', 'tool.execute.after', 'session.idle', 'experimental.session.compacting', 'session.compacted', 'session.error']);
+const OPENCODE_EVENTS = new Set([
+  'session.created',
+  'chat.message',
+  'tool.execute.after',
+  'session.idle',
+  'experimental.session.compacting',
+  'session.compacted',
+  'session.error',
+]);
 /** opencode's session ids: `ses_` and 26 characters. */
 const SESSION_ID = /^ses_[0-9A-Za-z]{20,40}$/;
 
@@ -84,16 +92,31 @@ function doctorChecks(repo: string): Check[] {
   }
   if (text === null) return checks;
   if (!text.startsWith(OPENCODE_PLUGIN_MARK)) {
-    checks.push({ name: 'opencode plugin', status: 'warn', detail: `${OPENCODE_PLUGIN_FILE} is not the kit's plugin`, fix: `move it aside, then forge-reflect install --runtime opencode --repo ${repo}` });
+    checks.push({
+      name: 'opencode plugin',
+      status: 'warn',
+      detail: `${OPENCODE_PLUGIN_FILE} is not the kit's plugin`,
+      fix: `move it aside, then forge-reflect install --runtime opencode --repo ${repo}`,
+    });
   } else if (text !== opencodePluginText()) {
-    checks.push({ name: 'opencode plugin', status: 'warn', detail: `${OPENCODE_PLUGIN_FILE} is from another kit version`, fix: `forge-reflect install --runtime opencode --repo ${repo} replaces it` });
+    checks.push({
+      name: 'opencode plugin',
+      status: 'warn',
+      detail: `${OPENCODE_PLUGIN_FILE} is from another kit version`,
+      fix: `forge-reflect install --runtime opencode --repo ${repo} replaces it`,
+    });
   } else {
     checks.push({ name: 'opencode plugin', status: 'ok', detail: `${OPENCODE_PLUGIN_FILE} is the kit's, with no npm dependencies` });
   }
   // The plugin skips an event whose script is missing, without a word.
   const missing = (['event', 'stop'] as const).filter((hook) => !existsSync(join(repo, scriptPath(hook))));
   if (missing.length > 0) {
-    checks.push({ name: 'opencode hooks', status: 'fail', detail: `the plugin's ${missing.map(scriptPath).join(' and ')} is missing: opencode records nothing`, fix: `forge-reflect install --runtime opencode --repo ${repo}` });
+    checks.push({
+      name: 'opencode hooks',
+      status: 'fail',
+      detail: `the plugin's ${missing.map(scriptPath).join(' and ')} is missing: opencode records nothing`,
+      fix: `forge-reflect install --runtime opencode --repo ${repo}`,
+    });
   }
   // opencode runs `npm install @opencode-ai/plugin` in .opencode/ at start unless it is there already.
   let lock = '';
@@ -106,7 +129,8 @@ function doctorChecks(repo: string): Check[] {
     checks.push({
       name: 'opencode npm install',
       status: 'warn',
-      detail: 'opencode npm-installs @opencode-ai/plugin into .opencode/ at start (a registry call; .opencode/.gitignore keeps it out of git); the kit’s plugin does not need it',
+      detail:
+        'opencode npm-installs @opencode-ai/plugin into .opencode/ at start (a registry call; .opencode/.gitignore keeps it out of git); the kit’s plugin does not need it',
       fix: 'nothing to do; to keep opencode offline, let it install once, or see opencode’s docs on local plugins',
     });
   }

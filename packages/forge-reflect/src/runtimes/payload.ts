@@ -18,7 +18,7 @@ export function obj(value: unknown): Payload | undefined {
 }
 
 export function has(p: Payload, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(p, key);
+  return Object.hasOwn(p, key);
 }
 
 export function firstString(value: unknown): string | null {

@@ -34,7 +34,8 @@ export type PluginRuntime = (typeof PLUGIN_RUNTIMES)[number];
 export const PLUGIN_DIRS: Readonly<Record<PluginRuntime, string>> = { 'claude-code': 'plugins/claude-code', codex: 'plugins/codex', gemini: 'plugins/gemini' };
 /** The file in every plugin's hooks/lib/ listing the sha256 of each file the plugin was built with. */
 export const SUMS_FILE = 'hooks/lib/SHA256SUMS';
-const DESCRIPTION = 'Fail-closed reflection hooks: a reflection.v1 sidecar at the end of every agent turn and a local SQLite log of every event (REFLECTION_MODE=solo turns it on).';
+const DESCRIPTION =
+  'Fail-closed reflection hooks: a reflection.v1 sidecar at the end of every agent turn and a local SQLite log of every event (REFLECTION_MODE=solo turns it on).';
 
 const MODULES: Readonly<Record<PluginRuntime, RuntimeModule>> = { 'claude-code': claudeCode, codex, gemini };
 
@@ -109,7 +110,7 @@ function pluginReadme(runtime: PluginRuntime): string {
     '',
     'The CLI that drains the spool into `.forge/events.db` and reads it (`report`, `events`, `doctor`)',
     'is not in the plugin (it needs better-sqlite3). The hooks find it, in this order: `FORGE_REFLECT_CLI`,',
-    'the project\'s `node_modules/.bin/forge-reflect`, `forge-reflect` on PATH, `~/.forge-reflect`.',
+    "the project's `node_modules/.bin/forge-reflect`, `forge-reflect` on PATH, `~/.forge-reflect`.",
     'Without one the spool waits, and the first `forge-reflect` command drains it. Get it from a clone',
     'of the kit: `npm install -g <clone or packed .tgz>` (or as a devDependency; pnpm 10 asks',
     '`pnpm approve-builds` for better-sqlite3). Never `npx forge-reflect`: that name is not ours.',
@@ -162,11 +163,20 @@ export function renderPlugins(kitRoot: string): RenderedFile[] {
   const out: RenderedFile[] = [];
   const author = { name: 'forge-reflect' };
   const manifests: Record<PluginRuntime, Array<{ rel: string; bytes: Buffer }>> = {
-    'claude-code': [{ rel: '.claude-plugin/plugin.json', bytes: json({ name: PLUGIN_NAME, version, description: DESCRIPTION, author, license: pkg.license ?? 'MIT' }) }],
+    'claude-code': [
+      { rel: '.claude-plugin/plugin.json', bytes: json({ name: PLUGIN_NAME, version, description: DESCRIPTION, author, license: pkg.license ?? 'MIT' }) },
+    ],
     codex: [
       {
         rel: '.codex-plugin/plugin.json',
-        bytes: json({ name: PLUGIN_NAME, version, description: DESCRIPTION, author, license: pkg.license ?? 'MIT', interface: { displayName: 'forge-reflect', shortDescription: 'Reflection sidecars and an event log for every turn', category: 'Productivity' } }),
+        bytes: json({
+          name: PLUGIN_NAME,
+          version,
+          description: DESCRIPTION,
+          author,
+          license: pkg.license ?? 'MIT',
+          interface: { displayName: 'forge-reflect', shortDescription: 'Reflection sidecars and an event log for every turn', category: 'Productivity' },
+        }),
       },
     ],
     gemini: [{ rel: 'gemini-extension.json', bytes: json({ name: PLUGIN_NAME, version, description: DESCRIPTION }) }],
@@ -179,7 +189,8 @@ export function renderPlugins(kitRoot: string): RenderedFile[] {
       ...hooks.map((h) => ({ ...h, rel: `hooks/${h.rel}` })),
       { rel: 'README.md', bytes: Buffer.from(pluginReadme(runtime)), mode: 0o644 },
     ];
-    if (runtime === 'claude-code') files.push({ rel: 'commands/reflect.md', bytes: readFileSync(join(kitRoot, 'runtime', 'claude', 'commands', 'reflect.md')), mode: 0o644 });
+    if (runtime === 'claude-code')
+      files.push({ rel: 'commands/reflect.md', bytes: readFileSync(join(kitRoot, 'runtime', 'claude', 'commands', 'reflect.md')), mode: 0o644 });
     files.push({ rel: SUMS_FILE, bytes: Buffer.from(sumsText(files)), mode: 0o644 });
     for (const f of files) out.push({ rel: `${dir}/${f.rel}`, bytes: f.bytes, mode: f.mode });
   }
@@ -198,7 +209,14 @@ export function renderPlugins(kitRoot: string): RenderedFile[] {
     bytes: json({
       name: MARKETPLACE_NAME,
       interface: { displayName: 'forge-reflect' },
-      plugins: [{ name: PLUGIN_NAME, source: { source: 'local', path: `./${PLUGIN_DIRS.codex}` }, policy: { installation: 'AVAILABLE', authentication: 'ON_INSTALL' }, category: 'Productivity' }],
+      plugins: [
+        {
+          name: PLUGIN_NAME,
+          source: { source: 'local', path: `./${PLUGIN_DIRS.codex}` },
+          policy: { installation: 'AVAILABLE', authentication: 'ON_INSTALL' },
+          category: 'Productivity',
+        },
+      ],
     }),
     mode: 0o644,
   });

@@ -33,7 +33,15 @@ import { has, ms, obj, str, type Payload } from './payload.js';
 export const QWEN_SETTINGS_FILE = '.qwen/settings.json';
 
 /** Events only Qwen Code sends (a payload naming one is Qwen's whatever else it holds). */
-const QWEN_ONLY_EVENTS = new Set(['PostToolBatch', 'MessageDisplay', 'InstructionsLoaded', 'UserPromptExpansion', 'SessionDelete', 'TodoCreated', 'TodoCompleted']);
+const QWEN_ONLY_EVENTS = new Set([
+  'PostToolBatch',
+  'MessageDisplay',
+  'InstructionsLoaded',
+  'UserPromptExpansion',
+  'SessionDelete',
+  'TodoCreated',
+  'TodoCompleted',
+]);
 
 /** `<session>########<n>`: Qwen's prompt id. */
 const PROMPT_ID = /^[^#]+#{8}\d+$/;
@@ -152,18 +160,33 @@ function doctorChecks(repo: string, env: NodeJS.ProcessEnv): Check[] {
   } else if (qwenFolderTrusted(readJson(trustFile), repo)) {
     checks.push({ name: 'qwen folder trust', status: 'ok', detail: `${repo} is trusted in ${trustFile}` });
   } else {
-    checks.push({ name: 'qwen folder trust', status: 'warn', detail: `folder trust is on and ${repo} is not trusted: Qwen Code skips ${QWEN_SETTINGS_FILE} hooks there`, fix: trustSteps(repo, env)[0] as string });
+    checks.push({
+      name: 'qwen folder trust',
+      status: 'warn',
+      detail: `folder trust is on and ${repo} is not trusted: Qwen Code skips ${QWEN_SETTINGS_FILE} hooks there`,
+      fix: trustSteps(repo, env)[0] as string,
+    });
   }
   for (const path of [qwenUserSettingsPath(env), join(repo, QWEN_SETTINGS_FILE)]) {
     const settings = readJson(path);
     if (settings?.disableAllHooks === true || obj(settings?.hooksConfig)?.enabled === false) {
-      checks.push({ name: 'qwen hooks switch', status: 'fail', detail: `${path} turns all hooks off`, fix: `remove disableAllHooks (or hooksConfig.enabled: false) from ${path}` });
+      checks.push({
+        name: 'qwen hooks switch',
+        status: 'fail',
+        detail: `${path} turns all hooks off`,
+        fix: `remove disableAllHooks (or hooksConfig.enabled: false) from ${path}`,
+      });
     }
   }
   // The kit in the user's settings as well: its registrations would fire beside the project's.
   try {
     if (readRegularText(qwenUserSettingsPath(env)).includes('hooks/forge-reflect/reflect-')) {
-      checks.push({ name: 'qwen user hooks', status: 'warn', detail: `${qwenUserSettingsPath(env)} registers the kit's hooks too: Qwen runs them beside the project's`, fix: `remove the forge-reflect hooks from ${qwenUserSettingsPath(env)}` });
+      checks.push({
+        name: 'qwen user hooks',
+        status: 'warn',
+        detail: `${qwenUserSettingsPath(env)} registers the kit's hooks too: Qwen runs them beside the project's`,
+        fix: `remove the forge-reflect hooks from ${qwenUserSettingsPath(env)}`,
+      });
     }
   } catch {
     // no user settings

@@ -98,7 +98,7 @@ function isRuntime(value: unknown): value is Runtime {
 
 function applyRule(rule: ShapeRule, p: Payload, hookArg: string): Recognised {
   const hookEvent = rule.eventName(p, hookArg);
-  let type: EventType = (hookEvent !== null && Object.prototype.hasOwnProperty.call(rule.types, hookEvent) ? rule.types[hookEvent] : undefined) ?? 'event.unknown';
+  let type: EventType = (hookEvent !== null && Object.hasOwn(rule.types, hookEvent) ? rule.types[hookEvent] : undefined) ?? 'event.unknown';
   if (rule.refine) type = rule.refine(type, p, hookEvent);
   return { runtime: rule.runtime, type, hookEvent, ...rule.fields(p) };
 }
@@ -186,7 +186,7 @@ export function salvageTopLevel(text: string): Payload {
     } else if (c === 0x7d || c === 0x5d /* } ] */) {
       depth--;
     } else if (depth === 1 && c === 0x3a /* : */ && key !== null) {
-      if (!Object.prototype.hasOwnProperty.call(found, key)) Object.defineProperty(found, key, { value: null, enumerable: true, writable: true, configurable: true });
+      if (!Object.hasOwn(found, key)) Object.defineProperty(found, key, { value: null, enumerable: true, writable: true, configurable: true });
       afterColon = true;
     } else if (depth === 1 && c === 0x2c /* , */) {
       key = null;

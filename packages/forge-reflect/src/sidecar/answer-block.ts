@@ -96,7 +96,8 @@ export function answerFromPayload(payload: string): string | null {
   }
   // Cline's TaskComplete: `turn.outputText`.
   const turn = (raw as Record<string, unknown>).turn;
-  if (turn !== null && typeof turn === 'object' && typeof (turn as Record<string, unknown>).outputText === 'string') return (turn as Record<string, unknown>).outputText as string;
+  if (turn !== null && typeof turn === 'object' && typeof (turn as Record<string, unknown>).outputText === 'string')
+    return (turn as Record<string, unknown>).outputText as string;
   return null;
 }
 

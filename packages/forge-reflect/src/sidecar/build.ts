@@ -119,10 +119,7 @@ function sanitizeSelfReport(raw: unknown): unknown {
   return out;
 }
 
-function readSelfReport(
-  file: SelfReportFile,
-  sessionId: string,
-): { status: SelfReportStatus; value?: SelfReportInputDto; reason?: string } {
+function readSelfReport(file: SelfReportFile, sessionId: string): { status: SelfReportStatus; value?: SelfReportInputDto; reason?: string } {
   if (file.kind === 'absent') return { status: 'absent' };
   if (file.kind === 'unreadable') return { status: 'invalid', reason: file.reason };
   let raw: unknown;

@@ -13,7 +13,13 @@ export const CONFIDENCES = [0.15, 0.35, 0.55, 0.75, 0.95] as const;
 export const TURNS = 30;
 
 export const TOOL_CALLS: ReadonlyArray<[tool: string, failed: boolean, ms: number]> = [
-  ['Bash', false, 1200], ['Bash', true, 300], ['Bash', false, 90], ['Bash', false, 4000], ['Write', false, 12], ['Write', false, 15], ['Edit', false, 20],
+  ['Bash', false, 1200],
+  ['Bash', true, 300],
+  ['Bash', false, 90],
+  ['Bash', false, 4000],
+  ['Write', false, 12],
+  ['Write', false, 15],
+  ['Edit', false, 20],
 ];
 
 export function writeHtmlCorpus(stateDir: string, options: { outcomes?: boolean } = {}): void {
@@ -32,7 +38,12 @@ export function writeHtmlCorpus(stateDir: string, options: { outcomes?: boolean 
       confidence: CONFIDENCES[i % 5],
       most_likely_wrong: { surface: 'auth', description: `the <b>likely</b> flaw of turn ${i}` },
       known_not_in_diff: null,
-      risk: { needs_review: review, score: review ? 1 : 0.1, surface: review ? 'auth' : 'docs', reason: review ? 'auth surface (weight 1)' : 'docs surface (weight 0.1)' },
+      risk: {
+        needs_review: review,
+        score: review ? 1 : 0.1,
+        surface: review ? 'auth' : 'docs',
+        reason: review ? 'auth surface (weight 1)' : 'docs surface (weight 0.1)',
+      },
       files_changed: [review ? 'src/auth/a.ts' : 'docs/a.md'],
       provenance: { source: 'stop-hook', reflection_attempt: 1, degraded: false, reflection_mode: 'solo' },
     };
@@ -43,7 +54,8 @@ export function writeHtmlCorpus(stateDir: string, options: { outcomes?: boolean 
     const event = log.db.prepare(`INSERT INTO events (id, session_id, ts, runtime, type, hook_event, tool_name, tool_use_id, duration_ms, payload)
                                   VALUES (?, 's0', ?, 'claude-code', ?, 'PostToolUse', ?, ?, ?, '{}')`);
     TOOL_CALLS.forEach(([tool, failed, ms], i) =>
-      event.run(`e${i}`, `2026-11-01T10:00:0${i}.000000Z`, failed ? 'tool.failed' : 'tool.executed', tool, `toolu_${i}`, ms));
+      event.run(`e${i}`, `2026-11-01T10:00:0${i}.000000Z`, failed ? 'tool.failed' : 'tool.executed', tool, `toolu_${i}`, ms),
+    );
     if (options.outcomes === false) return;
     const insert = log.db.prepare('INSERT INTO outcomes (task_ref, correct, source, at, recorded_at) VALUES (?, ?, ?, ?, ?)');
     for (let i = 0; i < TURNS; i++) {

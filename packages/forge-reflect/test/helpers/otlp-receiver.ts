@@ -96,7 +96,15 @@ function decode(path: string, contentType: string, body: Buffer): { logs: Receiv
       for (const sl of rl.scopeLogs ?? []) {
         for (const r of sl.logRecords ?? []) {
           const a = attrs(r.attributes);
-          logs.push({ recordId: String(a['forge_reflect.record_id']), attributes: a, body: anyValue(r.body), eventName: r.eventName ?? '', severityNumber: r.severityNumber ?? 0, timeUnixNano: String(r.timeUnixNano), resource });
+          logs.push({
+            recordId: String(a['forge_reflect.record_id']),
+            attributes: a,
+            body: anyValue(r.body),
+            eventName: r.eventName ?? '',
+            severityNumber: r.severityNumber ?? 0,
+            timeUnixNano: String(r.timeUnixNano),
+            resource,
+          });
         }
       }
     }
@@ -170,7 +178,9 @@ export async function startReceiver(policy: Policy = () => ({ status: 200 }), po
   });
   const answer = (res: ServerResponse, status: number, contentType: string) => {
     if (res.destroyed) return;
-    res.writeHead(status, { 'Content-Type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(contentType.includes('json') ? '{}' : '');
+    res
+      .writeHead(status, { 'Content-Type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' })
+      .end(contentType.includes('json') ? '{}' : '');
   };
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   const actual = (server.address() as AddressInfo).port;

@@ -62,7 +62,10 @@ export const SELF_EVIDENT: readonly Secret[] = [
   { kind: 'github_token', value: p('github', '_pat_', mixed(ALNUM, 22), '_', mixed(ALNUM, 59)) },
   { kind: 'gitlab_token', value: p('gl', 'pat-', mixed(URLSAFE, 20)) },
   { kind: 'slack_token', value: p('xo', 'xb-', randomText(DIGITS, 12), '-', randomText(DIGITS, 13), '-', mixed(ALNUM, 24)) },
-  { kind: 'slack_token', value: p('xo', 'xp-', randomText(DIGITS, 12), '-', randomText(DIGITS, 12), '-', randomText(DIGITS, 13), '-', mixed(LOWER + DIGITS, 32)) },
+  {
+    kind: 'slack_token',
+    value: p('xo', 'xp-', randomText(DIGITS, 12), '-', randomText(DIGITS, 12), '-', randomText(DIGITS, 13), '-', mixed(LOWER + DIGITS, 32)),
+  },
   {
     kind: 'jwt',
     value: p(

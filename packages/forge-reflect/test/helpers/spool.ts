@@ -14,8 +14,8 @@ export const KIT_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CLI = join(PACKAGE_ROOT, 'bin', 'forge-reflect.js');
 export const DIST = join(PACKAGE_ROOT, 'dist');
 /** The reference payloads: `../shared/reference/…` (the source), else the repo's committed copy. */
-export const REFERENCE_DIR = [join(KIT_ROOT, '..', 'shared', 'reference', 'claude-code-payloads'), join(KIT_ROOT, 'tests', 'fixtures', 'payloads')].find((dir) =>
-  existsSync(dir),
+export const REFERENCE_DIR = [join(KIT_ROOT, '..', 'shared', 'reference', 'claude-code-payloads'), join(KIT_ROOT, 'tests', 'fixtures', 'payloads')].find(
+  (dir) => existsSync(dir),
 ) as string;
 export const OTHER_RUNTIMES_DIR = join(REFERENCE_DIR, 'other-runtimes');
 
@@ -130,7 +130,18 @@ export function spoolRecord(payload: string | Buffer, spec: SpoolRecordSpec = {}
   const receivedUs = spec.receivedUs ?? (clock += 17);
   const id = spoolId(receivedUs, 4242, spec.rand);
   const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  const base = { v: 1, source: 'event-hook', event: spec.event ?? '', runtime: spec.runtime ?? 'claude-code', received_us: receivedUs, pid: 4242, cwd: spec.cwd ?? '/home/dev/acme-app', cap: 1_048_576, bytes: body.length, id };
+  const base = {
+    v: 1,
+    source: 'event-hook',
+    event: spec.event ?? '',
+    runtime: spec.runtime ?? 'claude-code',
+    received_us: receivedUs,
+    pid: 4242,
+    cwd: spec.cwd ?? '/home/dev/acme-app',
+    cap: 1_048_576,
+    bytes: body.length,
+    id,
+  };
   const head = Buffer.from(`\x1e${JSON.stringify(spec.envelope ? spec.envelope(base) : base)}\x1f`);
   const tail = body.length > 0 && body[body.length - 1] === 0x0a ? Buffer.alloc(0) : Buffer.from('\n');
   return { id, receivedUs, bytes: Buffer.concat([head, body, tail]), payloadAt: head.length, payload: body };
@@ -150,7 +161,9 @@ export function spoolEventFiles(stateDir: string): string[] {
  */
 export function spooledEnvelopes(stateDir: string): Record<string, unknown>[] {
   const spool = join(stateDir, 'spool');
-  const envelopes = spoolEventFiles(stateDir).map((name) => JSON.parse(readFileSync(join(spool, name), 'utf8').split('\n')[0] as string) as Record<string, unknown>);
+  const envelopes = spoolEventFiles(stateDir).map(
+    (name) => JSON.parse(readFileSync(join(spool, name), 'utf8').split('\n')[0] as string) as Record<string, unknown>,
+  );
   const log = join(spool, 'events.log');
   if (existsSync(log)) {
     const bytes = readFileSync(log);

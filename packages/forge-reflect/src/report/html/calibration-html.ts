@@ -11,7 +11,10 @@ export async function writeCalibrationHtml(rows: readonly Labelled[], options: C
   const r = reliabilityOf(rows, options);
   const svg =
     r.rows > 0 && r.needed === null && r.bins.length > 0
-      ? await renderSvg(reliabilitySpec(r.bins), r.bins.map((b) => `confidence ${b.lo.toFixed(1)}–${b.hi.toFixed(1)}: ${b.n} rows, ${(b.accuracy * 100).toFixed(0)}% correct`).join('; '))
+      ? await renderSvg(
+          reliabilitySpec(r.bins),
+          r.bins.map((b) => `confidence ${b.lo.toFixed(1)}–${b.hi.toFixed(1)}: ${b.n} rows, ${(b.accuracy * 100).toFixed(0)}% correct`).join('; '),
+        )
       : undefined;
   const html = reliabilityPage('P1: calibration of self-reported confidence', new Date().toISOString(), source === '-' ? 'stdin' : source, r, svg);
   await writeHtml(html, out, `${r.rows} row(s)`);

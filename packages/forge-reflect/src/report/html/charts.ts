@@ -11,7 +11,14 @@ const AXIS_CONFIG = {
   config: {
     font: 'system-ui, sans-serif',
     title: { color: 'currentColor', fontSize: 14 },
-    axis: { labelColor: 'currentColor', titleColor: 'currentColor', domainColor: 'currentColor', tickColor: 'currentColor', gridColor: 'currentColor', gridOpacity: 0.15 },
+    axis: {
+      labelColor: 'currentColor',
+      titleColor: 'currentColor',
+      domainColor: 'currentColor',
+      tickColor: 'currentColor',
+      gridColor: 'currentColor',
+      gridOpacity: 0.15,
+    },
     legend: { labelColor: 'currentColor', titleColor: 'currentColor' },
     view: { stroke: null },
   },
@@ -31,7 +38,11 @@ export function turnsSpec(turns: readonly TurnPoint[]): VegaLiteSpec {
   const x = { field: 'turn', type: 'quantitative', title: 'turn (in time order)', axis: { tickMinStep: 1, format: 'd' } };
   return {
     ...AXIS_CONFIG,
-    title: { text: 'Risk score and self-reported confidence per turn', subtitle: '▲ needs review   ● no review   □ self-reported confidence', subtitleColor: 'currentColor' },
+    title: {
+      text: 'Risk score and self-reported confidence per turn',
+      subtitle: '▲ needs review   ● no review   □ self-reported confidence',
+      subtitleColor: 'currentColor',
+    },
     width: 640,
     height: 220,
     layer: [
@@ -43,7 +54,11 @@ export function turnsSpec(turns: readonly TurnPoint[]): VegaLiteSpec {
           y: { field: 'score', type: 'quantitative', title: 'risk score / confidence (0–1)', scale: { domain: [0, 1] } },
           shape: { field: 'review', type: 'nominal', title: 'risk floor', scale: { domain: ['needs review', 'no review'], range: ['triangle-up', 'circle'] } },
           color: { field: 'review', type: 'nominal', title: 'risk floor', scale: { domain: ['needs review', 'no review'], range: ['#d62728', '#1f77b4'] } },
-          tooltip: [{ field: 'time', title: 'time (UTC)' }, { field: 'score', title: 'risk score' }, { field: 'review', title: 'risk floor' }],
+          tooltip: [
+            { field: 'time', title: 'time (UTC)' },
+            { field: 'score', title: 'risk score' },
+            { field: 'review', title: 'risk floor' },
+          ],
         },
       },
       {
@@ -72,7 +87,10 @@ export function surfacesSpec(bars: readonly CountBar[]): VegaLiteSpec {
     encoding: {
       y: { field: 'label', type: 'nominal', title: 'surface', sort: null },
       x: { field: 'count', type: 'quantitative', title: 'turns (count)', axis: { tickMinStep: 1, format: 'd' } },
-      tooltip: [{ field: 'label', title: 'surface' }, { field: 'count', title: 'turns' }],
+      tooltip: [
+        { field: 'label', title: 'surface' },
+        { field: 'count', title: 'turns' },
+      ],
     },
   };
 }
@@ -105,17 +123,30 @@ export function reliabilitySpec(bins: readonly ReliabilityBin[]): VegaLiteSpec {
           x2: { field: 'hi' },
           y: { field: 'accuracy', type: 'quantitative', title: 'share correct (0–1)', scale: { domain: [0, 1] } },
           y2: { datum: 0 },
-          tooltip: [{ field: 'lo', title: 'from' }, { field: 'hi', title: 'to' }, { field: 'n', title: 'turns' }, { field: 'accuracy', title: 'share correct', format: '.2f' }],
+          tooltip: [
+            { field: 'lo', title: 'from' },
+            { field: 'hi', title: 'to' },
+            { field: 'n', title: 'turns' },
+            { field: 'accuracy', title: 'share correct', format: '.2f' },
+          ],
         },
       },
       {
         data: { values: bins },
         mark: { type: 'text', dy: -6, color: 'currentColor' },
         encoding: { x: { field: 'mid', type: 'quantitative' }, y: { field: 'accuracy', type: 'quantitative' }, text: { field: 'label' } },
-        transform: [{ calculate: '(datum.lo + datum.hi) / 2', as: 'mid' }, { calculate: "'n=' + datum.n", as: 'label' }],
+        transform: [
+          { calculate: '(datum.lo + datum.hi) / 2', as: 'mid' },
+          { calculate: "'n=' + datum.n", as: 'label' },
+        ],
       },
       {
-        data: { values: [{ x: 0, y: 0 }, { x: 1, y: 1 }] },
+        data: {
+          values: [
+            { x: 0, y: 0 },
+            { x: 1, y: 1 },
+          ],
+        },
         mark: { type: 'line', strokeDash: [4, 4], color: 'currentColor', opacity: 0.6 },
         encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
       },

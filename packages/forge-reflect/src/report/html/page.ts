@@ -179,7 +179,9 @@ function toolsSection(m: PageModel, svg: string | undefined): string {
   const rows = m.tools.map((x) => [t(x.tool), String(x.calls), String(x.failed), pct(x.success), num(x.mean_ms, 0), num(x.max_ms, 0)]);
   const slow = m.slowest.map((x) => [t(x.tool), String(x.duration_ms), t(x.time), t(x.session)]);
   return `<section><h2>Tools</h2>${figure(svg, '')}${table('Tool calls per tool (durations in ms, where the runtime gives them)', ['tool', 'calls', 'failed', 'success', 'mean ms', 'max ms'], rows)}${
-    slow.length > 0 ? table('The slowest tool calls', ['tool', 'duration (ms)', 'time (UTC)', 'session'], slow) : '<p class="note">The runtime gave no durations.</p>'
+    slow.length > 0
+      ? table('The slowest tool calls', ['tool', 'duration (ms)', 'time (UTC)', 'session'], slow)
+      : '<p class="note">The runtime gave no durations.</p>'
   }</section>`;
 }
 
@@ -200,7 +202,10 @@ function reviewSection(m: PageModel): string {
 <dt>risk floor</dt><dd>${t(d.reason)}</dd>
 <dt>most likely wrong</dt><dd>${d.most_likely_wrong === null ? 'not reported' : t(d.most_likely_wrong)}</dd>
 <dt>not in the diff</dt><dd>${d.known_not_in_diff === null ? 'not reported' : t(d.known_not_in_diff)}</dd>
-<dt>files (${d.files.length})</dt><dd>${d.files.slice(0, 50).map((f) => `<code>${t(f)}</code>`).join(', ')}${d.files.length > 50 ? ` … +${d.files.length - 50}` : ''}</dd></dl></section>`,
+<dt>files (${d.files.length})</dt><dd>${d.files
+      .slice(0, 50)
+      .map((f) => `<code>${t(f)}</code>`)
+      .join(', ')}${d.files.length > 50 ? ` … +${d.files.length - 50}` : ''}</dd></dl></section>`,
   );
   return `<section><h2>Turns needing review</h2><ul>${list.join('')}</ul>${details.join('')}</section>`;
 }

@@ -33,12 +33,14 @@ export interface HtmlInput {
 }
 
 function toolRows(db: Database): { tools: ToolRow[]; slowest: SlowCall[] } {
-  const tools = (db
-    .prepare(`SELECT tool_name AS tool, COUNT(*) AS calls, SUM(type = 'tool.failed') AS failed,
+  const tools = (
+    db
+      .prepare(`SELECT tool_name AS tool, COUNT(*) AS calls, SUM(type = 'tool.failed') AS failed,
                      AVG(duration_ms) AS mean_ms, MAX(duration_ms) AS max_ms
               FROM events WHERE type IN ('tool.executed', 'tool.failed') AND tool_name IS NOT NULL
               GROUP BY tool_name ORDER BY calls DESC, tool_name LIMIT 50`)
-    .all() as Omit<ToolRow, 'success'>[]).map((r) => ({ ...r, success: r.calls === 0 ? 0 : (r.calls - r.failed) / r.calls }));
+      .all() as Omit<ToolRow, 'success'>[]
+  ).map((r) => ({ ...r, success: r.calls === 0 ? 0 : (r.calls - r.failed) / r.calls }));
   const slowest = db
     .prepare(`SELECT tool_name AS tool, duration_ms, ts AS time, COALESCE(session_id, '') AS session FROM events
               WHERE type IN ('tool.executed', 'tool.failed') AND duration_ms IS NOT NULL AND tool_name IS NOT NULL
@@ -55,7 +57,14 @@ function bounceRows(db: Database): BounceRow[] {
 }
 
 function detailOf(turn: number, record: SidecarRecord): TurnDetail {
-  const fallback: TurnDetail = { turn, path: record.path, reason: 'the sidecar could not be read again', most_likely_wrong: null, known_not_in_diff: null, files: record.files };
+  const fallback: TurnDetail = {
+    turn,
+    path: record.path,
+    reason: 'the sidecar could not be read again',
+    most_likely_wrong: null,
+    known_not_in_diff: null,
+    files: record.files,
+  };
   try {
     const s = JSON.parse(readRegularText(record.path)) as {
       risk?: { reason?: unknown };
@@ -90,7 +99,10 @@ export function buildModel(input: HtmlInput): PageModel {
     degraded: r.degraded === true,
     path: r.path,
   }));
-  const details = turns.filter((r) => r.needs_review).slice(-MAX_DETAILS).map((r) => detailOf(r.turn, drawn[r.turn - first - 1] as SidecarRecord));
+  const details = turns
+    .filter((r) => r.needs_review)
+    .slice(-MAX_DETAILS)
+    .map((r) => detailOf(r.turn, drawn[r.turn - first - 1] as SidecarRecord));
   const surfaces = REVIEW_SURFACES.map((s) => ({ label: s, count: input.summary.by_surface[s] ?? 0 })).filter((b) => b.count > 0);
   const points: SidecarPoint[] = input.records
     .filter((r) => r.task_ref !== null && r.timestamp !== null && r.confidence !== null)
@@ -119,7 +131,15 @@ export async function renderPage(model: PageModel): Promise<string> {
   const svgs: PageSvgs = {};
   if (model.turns.length > 0) {
     svgs.turns = await renderSvg(
-      turnsSpec(model.turns.map((r) => ({ turn: r.turn, time: r.time, score: r.score, confidence: r.confidence, review: r.needs_review ? 'needs review' : 'no review' }))),
+      turnsSpec(
+        model.turns.map((r) => ({
+          turn: r.turn,
+          time: r.time,
+          score: r.score,
+          confidence: r.confidence,
+          review: r.needs_review ? 'needs review' : 'no review',
+        })),
+      ),
       `${model.turns.length} turns; ${model.turns.filter((r) => r.needs_review).length} need review (triangles); squares are the self-reported confidence. The table below lists every value.`,
     );
   }

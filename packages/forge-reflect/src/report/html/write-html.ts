@@ -36,7 +36,9 @@ export async function writeHtml(html: string, out: unknown, what: string): Promi
   try {
     writeAtomic(target, html, 0o644);
   } catch (error) {
-    throw new UserError(`cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? String(error)}); pass --out a writable path, or --out - for stdout`);
+    throw new UserError(
+      `cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? String(error)}); pass --out a writable path, or --out - for stdout`,
+    );
   }
   process.stderr.write(`report written to ${target} (${what}); open it in a browser, it needs no network\n`);
 }
