@@ -6,7 +6,7 @@ export const validateSidecar = validate10;
 const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://forge-reflect.dev/schemas/reflection.v1.schema.json","title":"reflection.v1","description":"A forge-reflect sidecar: the agent self-report and the mechanical risk floor of one turn. Generated from packages/reflection-types; do not edit.","type":"object","properties":{"schema":{"type":"string","const":"reflection.v1"},"task_ref":{"type":"string"},"agent":{"type":"string"},"session_id":{"type":"string"},"timestamp":{"type":"string","format":"date-time","pattern":"^\\d{4}-\\d{2}-\\d{2}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$"},"repo":{"type":"string"},"confidence":{"anyOf":[{"type":"number","minimum":0,"maximum":1},{"type":"null"}]},"most_likely_wrong":{"anyOf":[{"type":"object","properties":{"surface":{"type":"string","enum":["auth","data","infra","ui","build","test","docs","none"]},"description":{"type":"string"}},"required":["surface","description"],"additionalProperties":false},{"type":"null"}]},"known_not_in_diff":{"type":["string","null"]},"risk":{"type":"object","properties":{"needs_review":{"type":"boolean"},"score":{"type":"number","minimum":0,"maximum":1},"surface":{"type":"string","enum":["auth","data","infra","ui","build","test","docs","none"]},"reason":{"type":"string"}},"required":["needs_review","score","surface","reason"],"additionalProperties":false},"files_changed":{"type":"array","items":{"type":"string"}},"provenance":{"type":"object","properties":{"source":{"type":"string","const":"stop-hook"},"reflection_attempt":{"type":"integer","minimum":1},"degraded":{"type":"boolean"},"reflection_mode":{"type":"string","enum":["off","solo","orchestrated"]}},"required":["source","reflection_attempt","degraded","reflection_mode"],"additionalProperties":false}},"required":["schema","task_ref","agent","session_id","timestamp","repo","confidence","most_likely_wrong","known_not_in_diff","risk","files_changed","provenance"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const formats0 = fullFormats["date-time"];
-const pattern0 = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/u;
+const pattern0 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://forge-reflect.dev/schemas/reflection.v1.schema.json" */;
@@ -146,7 +146,7 @@ errors++;
 }
 }
 if(data.schema !== undefined){
-const data0 = data.schema;
+let data0 = data.schema;
 if(typeof data0 !== "string"){
 const err13 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -205,7 +205,7 @@ errors++;
 }
 }
 if(data.timestamp !== undefined){
-const data4 = data.timestamp;
+let data4 = data.timestamp;
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
 const err18 = {instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$"+"\""};
@@ -252,7 +252,7 @@ errors++;
 }
 }
 if(data.confidence !== undefined){
-const data6 = data.confidence;
+let data6 = data.confidence;
 const _errs15 = errors;
 let valid1 = false;
 const _errs16 = errors;
@@ -328,7 +328,7 @@ vErrors = null;
 }
 }
 if(data.most_likely_wrong !== undefined){
-const data7 = data.most_likely_wrong;
+let data7 = data.most_likely_wrong;
 const _errs21 = errors;
 let valid2 = false;
 const _errs22 = errors;
@@ -366,7 +366,7 @@ errors++;
 }
 }
 if(data7.surface !== undefined){
-const data8 = data7.surface;
+let data8 = data7.surface;
 if(typeof data8 !== "string"){
 const err30 = {instancePath:instancePath+"/most_likely_wrong/surface",schemaPath:"#/properties/most_likely_wrong/anyOf/0/properties/surface/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -451,7 +451,7 @@ vErrors = null;
 }
 }
 if(data.known_not_in_diff !== undefined){
-const data10 = data.known_not_in_diff;
+let data10 = data.known_not_in_diff;
 if((typeof data10 !== "string") && (data10 !== null)){
 const err36 = {instancePath:instancePath+"/known_not_in_diff",schemaPath:"#/properties/known_not_in_diff/type",keyword:"type",params:{type: schema11.properties.known_not_in_diff.type},message:"must be string,null"};
 if(vErrors === null){
@@ -464,7 +464,7 @@ errors++;
 }
 }
 if(data.risk !== undefined){
-const data11 = data.risk;
+let data11 = data.risk;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.needs_review === undefined){
 const err37 = {instancePath:instancePath+"/risk",schemaPath:"#/properties/risk/required",keyword:"required",params:{missingProperty: "needs_review"},message:"must have required property '"+"needs_review"+"'"};
@@ -531,7 +531,7 @@ errors++;
 }
 }
 if(data11.score !== undefined){
-const data13 = data11.score;
+let data13 = data11.score;
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 1 || isNaN(data13)){
 const err43 = {instancePath:instancePath+"/risk/score",schemaPath:"#/properties/risk/properties/score/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
@@ -566,7 +566,7 @@ errors++;
 }
 }
 if(data11.surface !== undefined){
-const data14 = data11.surface;
+let data14 = data11.surface;
 if(typeof data14 !== "string"){
 const err46 = {instancePath:instancePath+"/risk/surface",schemaPath:"#/properties/risk/properties/surface/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -613,7 +613,7 @@ errors++;
 }
 }
 if(data.files_changed !== undefined){
-const data16 = data.files_changed;
+let data16 = data.files_changed;
 if(Array.isArray(data16)){
 const len0 = data16.length;
 for(let i0=0; i0<len0; i0++){
@@ -641,7 +641,7 @@ errors++;
 }
 }
 if(data.provenance !== undefined){
-const data18 = data.provenance;
+let data18 = data.provenance;
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.source === undefined){
 const err52 = {instancePath:instancePath+"/provenance",schemaPath:"#/properties/provenance/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -696,7 +696,7 @@ errors++;
 }
 }
 if(data18.source !== undefined){
-const data19 = data18.source;
+let data19 = data18.source;
 if(typeof data19 !== "string"){
 const err57 = {instancePath:instancePath+"/provenance/source",schemaPath:"#/properties/provenance/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -719,7 +719,7 @@ errors++;
 }
 }
 if(data18.reflection_attempt !== undefined){
-const data20 = data18.reflection_attempt;
+let data20 = data18.reflection_attempt;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
 const err59 = {instancePath:instancePath+"/provenance/reflection_attempt",schemaPath:"#/properties/provenance/properties/reflection_attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -756,7 +756,7 @@ errors++;
 }
 }
 if(data18.reflection_mode !== undefined){
-const data22 = data18.reflection_mode;
+let data22 = data18.reflection_mode;
 if(typeof data22 !== "string"){
 const err62 = {instancePath:instancePath+"/provenance/reflection_mode",schemaPath:"#/properties/provenance/properties/reflection_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -856,7 +856,7 @@ errors++;
 }
 }
 if(data.confidence !== undefined){
-const data0 = data.confidence;
+let data0 = data.confidence;
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1 || isNaN(data0)){
 const err4 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
@@ -891,7 +891,7 @@ errors++;
 }
 }
 if(data.most_likely_wrong !== undefined){
-const data1 = data.most_likely_wrong;
+let data1 = data.most_likely_wrong;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.surface === undefined){
 const err7 = {instancePath:instancePath+"/most_likely_wrong",schemaPath:"#/properties/most_likely_wrong/required",keyword:"required",params:{missingProperty: "surface"},message:"must have required property '"+"surface"+"'"};
@@ -926,7 +926,7 @@ errors++;
 }
 }
 if(data1.surface !== undefined){
-const data2 = data1.surface;
+let data2 = data1.surface;
 if(typeof data2 !== "string"){
 const err10 = {instancePath:instancePath+"/most_likely_wrong/surface",schemaPath:"#/properties/most_likely_wrong/properties/surface/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -973,7 +973,7 @@ errors++;
 }
 }
 if(data.known_not_in_diff !== undefined){
-const data4 = data.known_not_in_diff;
+let data4 = data.known_not_in_diff;
 if((typeof data4 !== "string") && (data4 !== null)){
 const err14 = {instancePath:instancePath+"/known_not_in_diff",schemaPath:"#/properties/known_not_in_diff/type",keyword:"type",params:{type: schema12.properties.known_not_in_diff.type},message:"must be string,null"};
 if(vErrors === null){
