@@ -4,14 +4,14 @@
 // Times the kit where speed matters and prints each figure as a ratio to a bare `node -e 0`
 // started in the same run, so the numbers compare across machines. Both sides get the same
 // environment treatment: NODE_EXTRA_CA_CERTS and NODE_OPTIONS are removed, as the Stop hook removes
-// them for its helper (a CA bundle there costs ~40 ms a start); the raw `node -e 0` with the
+// them for its helper (a CA bundle there is parsed at every start); the raw `node -e 0` with the
 // environment as it is is printed beside, for context only. Suites live in bench/suites/;
 // each exports `name`, `describe` and `run(ctx)` returning rows { what, median_ms, ratio?, rate?,
 // target }. Not a test: the figures are printed (and written to bench/results/latest.json), and
 // the exit status is 0 unless a suite crashed; `--check` also fails when a target is missed.
 // Processes are started by bench/launch.py (posix_spawn) when python3 is here; `--spawn-sync` starts
-// them with Node's spawnSync instead, as the bench did before (every small figure then carries ~5 ms
-// of the launcher's own).
+// them with Node's spawnSync instead, as the bench did before (every small figure then carries the
+// launcher's own cost).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -46,10 +46,10 @@ export function cleanEnv(extra = {}) {
 }
 
 // Every timed process, the baseline's too, is started by bench/launch.py (posix_spawn from a small
-// Python process) when python3 is here: Node's spawnSync costs ~5 ms of its own a process on the
-// machine the README's figures come from, as much as a whole `sh -c 'exit 0'`. Without python3 the
+// Python process) when python3 is here: Node's spawnSync adds a cost of its own to each process,
+// as much as a whole `sh -c 'exit 0'`. Without python3 the
 // bench falls back to spawnSync and says so. The launcher also waits, untimed, for whatever a timed
-// process leaves running (the Stop hook's helper lives on ~10 ms after the hook), so no figure, and
+// process leaves running (the Stop hook's helper lives on after the hook), so no figure, and
 // no baseline, runs beside the one before it.
 const launchPy = join(here, 'launch.py');
 const launcher = (() => {

@@ -59,7 +59,7 @@ export async function run(ctx) {
   const row = (what, t, limit) => ({ what, median_ms: t.ms, ratio: t.ms / t.base, target: `<= ${limit}x`, met: t.ms / t.base <= limit });
   try {
     // A target figure: a median of >= 11 runs (issue 12), each with an index of its own.
-    // Each run stands alone: the index the run before wrote (~31 MB at 100,000 sidecars) is removed
+    // Each run stands alone: the index the run before wrote (tens of MB at 100,000 sidecars) is removed
     // and the disk's queue emptied before it, so no run pays for writing back another's.
     const cold = timed(Math.min(runs, 11), (i) => {
       const state = join(work, `cold-state-${i}`);

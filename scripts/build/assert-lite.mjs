@@ -1,5 +1,5 @@
 // The two checks yargs takes from node:assert (its ESM platform shim), without loading node:assert:
-// that module and what it pulls in cost ~9 ms of every CLI start here. bundle-cli.mjs puts this
+// that module and what it pulls in would be loaded at every CLI start. bundle-cli.mjs puts this
 // file in place of yargs' `assert` import. The contract yargs relies on: throw when the check
 // fails (compared with ===, where node:assert uses Object.is: yargs compares strings and numbers).
 export function strictEqual(actual, expected, message) {

@@ -39,8 +39,8 @@ const helper = await build({ ...common, entryPoints: [join(root, 'packages/forge
 refuseImportMeta(helper);
 const source = helper.outputFiles[0].text;
 // The helper's text reaches node as one string literal of the start script. A character above
-// U+00FF anywhere in it makes V8 scan and hold the whole literal as a two-byte string (~0.4 ms more
-// of every Stop, measured with perf): esbuild escapes strings, but not regex literals.
+// U+00FF anywhere in it makes V8 scan and hold the whole literal as a two-byte string, at every
+// Stop: esbuild escapes strings, but not regex literals.
 const wide = source.search(/[^\x00-\x7f]/);
 if (wide >= 0) {
   process.stderr.write(

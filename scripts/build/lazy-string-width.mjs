@@ -1,6 +1,6 @@
 // string-width sets up, as its module loads, an Intl.Segmenter and regexes of Unicode properties
 // (`\p{RGI_Emoji}` with the v flag). yargs, cliui and wrap-ansi each depend on a copy, the CLI
-// bundle holds all three, and together they cost ~40 ms of every CLI start here, for a function that
+// bundle holds all three, and together they weigh on every CLI start, for a function that
 // only measures help text. This transform keeps the module's code and defers that set-up to its
 // first call: the module body moves into a function that runs once, and the default export calls
 // through it. bundle-cli.mjs applies it to every copy.

@@ -1,7 +1,7 @@
 // The sidecar and self-report validators the Stop hook's helper runs, as plain JavaScript generated
 // by ajv (standalone code) from the committed JSON Schemas, which are generated from the zod source:
-// the helper then loads neither zod nor ajv (zod alone was 59 of its bundle's 77 KB and ~10 ms of
-// every Stop hook's node start). `npm run schemas` writes the file; a test regenerates it in memory
+// the helper then loads neither zod nor ajv (zod alone was most of its bundle and of its load time
+// at every Stop). `npm run schemas` writes the file; a test regenerates it in memory
 // and fails on any drift.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -44,7 +44,7 @@ export function joinDashValues(argv: readonly string[]): string[] {
 
 /**
  * yargs renders a command's whole help text right after starting the command, in case the command
- * later asks for it (~15 ms of every run here). None of ours does: a usage error names its fix and
+ * later asks for it, a cost every run pays. None of ours does: a usage error names its fix and
  * points at `--help`, which yargs renders on its own. So that early rendering is switched off.
  * Reaches into yargs' internal usage object; if yargs ever changes its shape, nothing is switched
  * off and nothing breaks.

@@ -3,8 +3,8 @@
  * as source text at build time) with a V8 code cache, runs it, and, when there was no usable cache,
  * writes one once the helper is done (after the hook has exited: see hook-helper.ts).
  *
- * Why: node compiles every function the first time it runs it. For the helper that was ~3 ms of a
- * Stop hook whose floor is node's own start, on the hook's critical path at every turn. With the
+ * Why: node compiles every function the first time it runs it. For the helper that compile sits on
+ * the Stop hook's critical path at every turn, above a floor that is node's own start. With the
  * code cache the compiled functions are read back instead.
  *
  * Where: in the state dir, `.forge/cache/`, one file per helper build, node version and
@@ -50,7 +50,7 @@ function readFirstFact(): { read: Buffer; first: string } {
     while (filled < buffer.length && end < 0) {
       const n = readSync(0, buffer, filled, buffer.length - filled, null);
       if (n === 0) break;
-      // A loop, not Buffer#indexOf: the first call of each Buffer method costs ~0.1 ms in a fresh process.
+      // A loop, not Buffer#indexOf: the first call of each Buffer method is costly in a fresh process.
       for (let i = filled; i < filled + n; i++) {
         if (buffer[i] === 0) {
           end = i;
@@ -66,8 +66,8 @@ function readFirstFact(): { read: Buffer; first: string } {
   return { read, first: read.toString('utf8', 0, end < 0 ? filled : end) };
 }
 
-// (String work without regexes here: a regex is compiled on first use, ~0.1 ms each, and this runs
-// before anything else at every Stop.)
+// (String work without regexes here: a regex is compiled on first use, and this runs before
+// anything else at every Stop.)
 function withoutTrailingSlashes(path: string): string {
   let end = path.length;
   while (end > 0 && path[end - 1] === '/') end--;
@@ -93,7 +93,7 @@ export function readCodeCache(dir: string, name: string): Buffer | undefined {
   let fd: number | undefined;
   try {
     // The folder opened (never through a link) and its fstat, not an lstat: fstat is needed for
-    // the file anyway, and lstat's first call costs ~0.15 ms more in a fresh process here.
+    // the file anyway, and lstat's first call would be one more costly first call in a fresh process.
     folderFd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     const folder = fstatSync(folderFd);
     if (!folder.isDirectory() || !ours(folder.mode, folder.uid)) return undefined;
@@ -147,8 +147,7 @@ export function writeCodeCache(dir: string, name: string, data: Buffer): void {
 
 // The helper's text in the CommonJS wrapper node's own loader gives a module, plus what was read of
 // stdin. A constant of this script's top level, not a literal inside start(): V8 scans a function's
-// text once to skip it and again to compile it, and this literal is most of this file (with perf:
-// ~0.5 ms less of every Stop).
+// text once to skip it and again to compile it, and this literal is most of this file.
 const WRAPPED_SOURCE =
   typeof HELPER_SOURCE === 'string' ? `(function (exports, require, module, __filename, __dirname, FORGE_STDIN_READ) {${HELPER_SOURCE}\n})` : '';
 

@@ -46,7 +46,7 @@ const TRANSCRIPT_TAIL_BYTES = 1024 * 1024;
 /**
  * The text of a regular file, or its last `max` bytes; null when it is missing, not a regular file
  * or unreadable (regular-file.ts: open, fstat and read, which the helper's start has already run
- * once, not readFileSync, whose first call costs ~0.1 ms in a fresh process here; non-blocking, so
+ * once, not readFileSync, whose first call is costly in a fresh process; non-blocking, so
  * a FIFO planted at the path cannot hold the helper at the open).
  */
 function readText(path: string | undefined, max = Infinity): string | null {
@@ -245,8 +245,8 @@ function namesSession(text: string): boolean {
 
 /**
  * The session's changed files: from the hook's one `git status`, plus the commits since the base
- * when there was no snapshot (a NUL-separated list). Kept as an array: 20,000 paths joined into one
- * text and split again cost ~15 ms here.
+ * when there was no snapshot (a NUL-separated list). Kept as an array: joining many paths into one
+ * text and splitting it again costs more than the list itself.
  */
 function changedList(env: Facts): { files: string[]; incomplete?: string } | null {
   const status = readText(env.FORGE_H_STATUS);
@@ -370,12 +370,12 @@ function main(env: Facts): number {
   if (placed && env.FORGE_H_REMOVE_INPUTS === '1')
     for (const input of [env.FORGE_H_PAYLOAD, env.FORGE_H_STATUS, env.FORGE_H_COMMITTED, env.FORGE_H_FIFO]) removeQuietly(input);
   if (placed) finishTurn(env);
-  // Done with every file: the end of stdout tells the hook so now, not after node's own teardown
-  // (~10 ms here), which the hook does not wait for.
+  // Done with every file: the end of stdout tells the hook so now, not after node's own teardown,
+  // which the hook does not wait for.
   if (env.FORGE_H_CLOSE_STDOUT === '1') closeSync(1);
   // What is left is the helper's own: starting the drain, and node's teardown. The hook sent its
   // facts with an end record and holds its end of stdin until it exits, so this waits for that and
-  // neither competes with the hook's last steps for the CPU (~1 ms of every Stop here).
+  // neither competes with the hook's last steps for the CPU.
   if (stdinOpen) waitForEnd();
   startDrain(env);
   return 0;
@@ -396,7 +396,7 @@ function waitForEnd(): void {
 /**
  * Starts the drain ($FORGE_H_DRAIN_CLI ingest, in $FORGE_H_DRAIN_CWD, FORGE_DIR=$FORGE_H_DRAIN_STATE)
  * in a session of its own, reading and writing nothing of ours, after the hook has exited: it costs
- * the hook nothing (its own fork of the drain was ~2 ms of every Stop here). child_process is loaded
+ * the hook nothing (a fork of the drain inside the hook was paid at every Stop). child_process is loaded
  * only now. A drain that cannot start is the next command's to do.
  */
 function startDrain(env: Facts): void {
@@ -407,7 +407,7 @@ function startDrain(env: Facts): void {
   try {
     // The require the bundle runs with (helper-code-cache.ts passes its own): the helper runs in a
     // vm script, where a dynamic import() is refused. Not createRequire: importing node:module
-    // loads its source-map and ESM parts, ~0.25 ms of every Stop here.
+    // loads its source-map and ESM parts, which every Stop would pay.
     const { spawn } = require('node:child_process') as typeof import('node:child_process');
     const child = spawn(cli, ['ingest'], { cwd, detached: true, stdio: 'ignore', env: { ...process.env, FORGE_DIR: state } });
     child.on('error', () => undefined);
@@ -429,8 +429,8 @@ function finishTurn(env: Facts): void {
   if (env.FORGE_H_COUNT_FILE && isCount(count)) {
     try {
       // Written over the old bytes, then cut to length: no O_TRUNC, which frees the file's block and
-      // took ~0.2 ms here (ext4), against ~3 µs for a write in place. Cut only when the old text was
-      // longer (a count only grows), so the truncate's first call (~0.08 ms) is seldom paid.
+      // costs far more than a write in place. Cut only when the old text was longer (a count only
+      // grows), so the truncate's costly first call is seldom paid.
       const fd = openSync(env.FORGE_H_COUNT_FILE, constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
       try {
         const text = `${count}\n`;
@@ -530,7 +530,7 @@ declare const FORGE_STDIN_READ: Buffer | undefined;
 let stdinOpen = false;
 
 function endsWithEndRecord(data: Buffer): boolean {
-  // Byte by byte: Buffer.from, subarray and equals would each cost their first call (~0.05 ms).
+  // Byte by byte: Buffer.from, subarray and equals would each pay their costly first call.
   const start = data.length - END_RECORD.length;
   if (start < 0 || (start > 0 && data[start - 1] !== 0)) return false;
   for (let i = 0; i < END_RECORD.length; i++) if (data[start + i] !== END_RECORD.charCodeAt(i)) return false;

@@ -35,14 +35,13 @@ import { enrichCodexToolCalls, repeatedSessionEnds } from '../runtimes/enrich.js
 /**
  * Events per transaction: each commit is one fsync of the log (synchronous = FULL). 500, not 1,000:
  * a batch's rows live until its commit, and at 1,000 enough of them outlived two scavenges to move
- * to V8's old space that about one drain of 100,000 in three peaked at ~150 MiB instead of ~119
- * (18 runs at 500: 118-119 MiB, no slower).
+ * to V8's old space that some large drains peaked well above the rest; 500 does not, and is no slower.
  */
 export const DEFAULT_BATCH_SIZE = 500;
 /**
  * Spool-file bytes per transaction, whatever the count: the same rows-live-until-commit reason.
  * Spool files can be as large as the hook's 1 MiB cap, and a drain of 600 such files (a backlog of
- * large tool outputs) held 500 of them before its first commit: 1.35 GB peak here, 13.9 s. With
+ * large tool outputs) held 500 of them before its first commit, over a gigabyte at its peak. With
  * this cap it commits every ~8 MiB.
  */
 export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;

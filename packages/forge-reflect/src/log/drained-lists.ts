@@ -2,9 +2,9 @@
  * The spool files a drain of many has committed, and their removal after it returns.
  *
  * Removing a small file costs far more than logging it where the file system frees its blocks
- * slowly: on this project's ext4 (mounted with `discard`) an unlink took ~300 µs. Earlier versions
- * renamed each committed file into a trash folder for a background `rm -rf`, but even the renames
- * were ~30 µs of CPU a file, a quarter of a 10,000-file drain's. So a drain of many files now does
+ * slowly (ext4 mounted with `discard`, say). Earlier versions renamed each committed file into a
+ * trash folder for a background `rm -rf`, but even the renames were a large share of a big drain's
+ * CPU. So a drain of many files now does
  * no per-file work for them: after each commit it appends the batch's file names to a list of its
  * own, `spool/.drained/<pid>-<ms>-<random>.list`, and once it is done a detached process unlinks
  * the listed files, then the list. Until then every drain reads the lists first and skips the

@@ -138,8 +138,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // transaction that inserts its records, so a record is never logged twice or skipped.
   `CREATE TABLE spool_segments (name TEXT PRIMARY KEY NOT NULL, done INTEGER NOT NULL) WITHOUT ROWID;`,
   // 8: the report's totals (report/sidecar-index.ts queryTotals, queryInvalid) from an index alone,
-  // grouped in its order: 100,000 sidecars summed without reading a row of the table or sorting
-  // (~16 ms; ~60 ms with a sort, ~75 ms reading the rows). It costs a cold index ~10% of its inserts.
+  // grouped in its order: the sidecars summed without reading a row of the table or sorting, at
+  // some cost to a cold index's inserts.
   `CREATE INDEX sidecars_totals ON sidecars (dir, valid, surface, needs_review, degraded, confidence, ts);`,
   // 9: how many sidecars a folder held when it was last listed, so a warm index counts none.
   `ALTER TABLE sidecar_dirs ADD COLUMN files INTEGER;`,

@@ -84,7 +84,7 @@ export function readSegment(job: SegmentJob, rules: RedactionRules, batchSize: n
       const full = filled === buf.length;
       const atEnd = n === 0 && !full;
       // Scans see only the bytes read: a search past them would touch (and fault in) every
-      // untouched page of the chunk, ~20 ms for a log of one record.
+      // untouched page of the chunk, however small the log.
       const bytes = buf.subarray(0, filled);
       while (pos < filled) {
         const scan = scanAt(bytes, pos, filled);

@@ -128,8 +128,8 @@ export function gatherMetricsData(db: Database, since: string, until: string): M
   }
   // Each task's latest outcome in the window beside its latest valid sidecar with a confidence (ties
   // by path, newest last). Only the sidecars of tasks with an outcome are ranked, and their path
-  // is built for them alone: ranking every sidecar took ~140 ms over 100,000 of them with no outcome
-  // at all, and reading them through the sidecar_files view ~90 ms. No outcome: no sidecar is read.
+  // is built for them alone: ranking every sidecar, or reading them through the sidecar_files view,
+  // costs in proportion to all the sidecars even when no task has an outcome. No outcome: no sidecar is read.
   const anyOutcome = db.prepare('SELECT 1 FROM outcomes WHERE at >= ? AND at <= ? LIMIT 1').get(...w) !== undefined;
   const labelled = !anyOutcome
     ? []

@@ -13,7 +13,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { startWorker } from '../worker-start.js';
 import { readSidecarRow, type SidecarRow } from './sidecar-read.js';
 
-/** From how many files a worker helps (below that its ~30 ms start costs more than it saves). */
+/** From how many files a worker helps (below that its start costs more than it saves). */
 export const WORKER_FROM = 1_000;
 /** Paths per chunk (and per message from the worker). */
 export const CHUNK = 256;

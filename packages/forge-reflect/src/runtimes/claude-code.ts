@@ -48,7 +48,7 @@ const shape: ShapeRule = {
  * checked in the command, and bash is started only when the kit is on; exec, so the shell does not
  * wait as an extra process, and bash by name, so no `env` from the shebang. The event hook's bash
  * starts in the C locale: it handles bytes only, and bash then loads no locale data at its start
- * (~1 ms of a ~17 ms hook on the bench machine, whose C.UTF-8 is a dozen files). The Stop hook keeps
+ * (a UTF-8 locale can be a dozen files to read). The Stop hook keeps
  * the user's locale: its bash cuts text to lengths, which must not split a UTF-8 character.
  * BASH_ENV is emptied for that bash: a non-interactive bash runs the file it names before the hook's
  * first line, so a user's BASH_ENV (one that loads nvm, say) would run inside every hook, slow it,

@@ -34,7 +34,7 @@ export function changedFromStatus(status: string, base: StatusBase): StatusFiles
   let head = '';
   let branch = '';
   // Record by record without splitting the text: only the paths become strings of their own
-  // (20,000 changed files, 2.7 MB: ~9 ms here instead of ~15 with split('\0')).
+  // (faster than split('\0') on a large status).
   const end = status.length;
   let start = 0;
   while (start < end) {

@@ -1,7 +1,7 @@
 /**
  * The sidecar and the self-report checked against their committed JSON Schemas by the validators
  * ajv generated from them (schema-validators.generated.ts, `npm run schemas`): neither zod nor ajv
- * is loaded, so the Stop hook's helper starts ~10 ms sooner. Problems read as the CLI's do.
+ * is loaded, so the Stop hook's helper does not pay for loading them. Problems read as the CLI's do.
  */
 import type { ErrorObject } from 'ajv';
 import { describeSchemaErrors, type SchemaProblem } from '../schema/problems.js';
