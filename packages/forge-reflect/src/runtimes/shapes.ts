@@ -19,22 +19,16 @@ import { copilot } from './copilot.js';
 import { RUNTIME_MODULES } from './index.js';
 import { isRuntimeId } from './hook-map.js';
 import type { ShapeRule } from './module.js';
-import { firstString, has, ms, obj, str, type Payload } from './payload.js';
+import { firstString, has, ms, obj, str, type Fields, type Payload } from './payload.js';
 import { REFLECTION_WRITTEN_EVENT, RUNTIMES, type EventType, type Runtime } from '../events.js';
 
 export type { ShapeRule };
 
-export interface Recognised {
+export interface Recognised extends Fields {
   runtime: Runtime;
   type: EventType;
   /** The event name in the runtime's own words (payload first, else the hook's argument). */
   hookEvent: string | null;
-  sessionId: string | null;
-  agentId: string | null;
-  toolName: string | null;
-  toolUseId: string | null;
-  durationMs: number | null;
-  cwd: string | null;
 }
 
 export const SHAPE_RULES: readonly ShapeRule[] = [
