@@ -104,35 +104,38 @@ forge_state_dir() {
 
 # forge_runtime NAME: sets FORGE_RUNTIME to the runtime a registration named (claude-code, codex,
 # gemini, qwen, cline, opencode, copilot), or empty when it named none or something else.
-# The runtime that calls the hook outranks the registration's word: Qwen Code's hook runner sets
-# QWEN_PROJECT_DIR and QWEN_CODE_SESSION_ID for every hook (its shell tool sets only the session, so
-# a runtime started from Qwen's shell is not taken for Qwen). Another runtime's registration run by
-# Qwen (a user's ~/.qwen/settings.json holding Claude's commands) is logged as qwen, unless the
-# project registers the kit for Qwen itself: that registration fires for the same event, and
-# forge_runtime then fails so this hook records nothing (one event, one row).
+# The runtime that calls the hook outranks the registration's word, where it says so in every
+# hook's environment and not in its shell tool's (so a runtime started from that shell is not taken
+# for it): Qwen Code sets QWEN_PROJECT_DIR and QWEN_CODE_SESSION_ID (its shell tool: the session
+# only); Copilot CLI sets COPILOT_CLI=1 and COPILOT_PROJECT_DIR (its shell tool: neither), for its
+# own .github/hooks files and .claude/settings.json alike. Another runtime's registration run by one
+# of them (Claude's commands in ~/.qwen/settings.json, the kit's Claude registration run by Copilot)
+# is logged as that runtime, unless the project registers the kit for it too: that registration
+# fires for the same event, and forge_runtime then fails so this hook records nothing (one event,
+# one row).
 forge_runtime() {
   case "${1:-}" in
     claude-code | codex | gemini | qwen | cline | opencode | copilot) FORGE_RUNTIME=$1 ;;
     *) FORGE_RUNTIME='' ;;
   esac
-  if [[ -n ${QWEN_PROJECT_DIR:-} && -n ${QWEN_CODE_SESSION_ID:-} && $FORGE_RUNTIME != qwen ]]; then
-    FORGE_RUNTIME=qwen
-    local text='' settings=$QWEN_PROJECT_DIR/.qwen/settings.json
-    [[ -f $settings && ! -L $settings ]] && IFS= read -r -d '' -n 262144 text <"$settings"
-    [[ $text == *'reflect-stop-hook.sh qwen'* ]] && return 1
+  if [[ -n ${QWEN_PROJECT_DIR:-} && -n ${QWEN_CODE_SESSION_ID:-} ]]; then
+    forge_runtime_caller qwen "$QWEN_PROJECT_DIR/.qwen/settings.json" || return 1
   fi
-  # GitHub Copilot CLI sets COPILOT_CLI=1 and COPILOT_PROJECT_DIR for every hook it runs, from its
-  # own .github/hooks files and from .claude/settings.json alike (its shell tool sets neither, so a
-  # runtime started from Copilot's shell is not taken for Copilot). The kit's Claude registration
-  # run by Copilot is logged as copilot, unless the project registers the kit for Copilot itself:
-  # that registration fires for the same event, and this one records nothing (one event, one row).
-  if [[ ${COPILOT_CLI:-} == 1 && -n ${COPILOT_PROJECT_DIR:-} && $FORGE_RUNTIME != copilot ]]; then
-    FORGE_RUNTIME=copilot
-    local hooks_text='' hooks_file=$COPILOT_PROJECT_DIR/.github/hooks/forge-reflect.json
-    [[ -f $hooks_file && ! -L $hooks_file ]] && IFS= read -r -d '' -n 262144 hooks_text <"$hooks_file"
-    [[ $hooks_text == *'reflect-stop-hook.sh copilot'* ]] && return 1
+  if [[ ${COPILOT_CLI:-} == 1 && -n ${COPILOT_PROJECT_DIR:-} ]]; then
+    forge_runtime_caller copilot "$COPILOT_PROJECT_DIR/.github/hooks/forge-reflect.json" || return 1
   fi
   return 0
+}
+
+# forge_runtime_caller RUNTIME FILE: FORGE_RUNTIME becomes RUNTIME, the runtime running this hook;
+# fails when the registration named another runtime and FILE, the project's registration for
+# RUNTIME, registers the kit's Stop hook for RUNTIME too.
+forge_runtime_caller() {
+  local text=''
+  [[ $FORGE_RUNTIME == "$1" ]] && return 0
+  FORGE_RUNTIME=$1
+  [[ -f $2 && ! -L $2 ]] && IFS= read -r -d '' -n 262144 text <"$2"
+  [[ $text != *"reflect-stop-hook.sh $1"* ]]
 }
 
 # forge_no_links PATH: neither PATH nor its parent is a symbolic link, nor is any folder between

@@ -8,8 +8,8 @@
 # every file through a temp file and a rename, and degrades instead of failing: no git repo, no node,
 # a slow git or helper, a bad self-report all still give a valid sidecar with degraded=true.
 #
-# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode) is the runtime the registration names: the sidecar's agent
-# unless REFLECTION_AGENT is set.
+# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode, copilot) is the runtime the registration
+# names: the sidecar's agent unless REFLECTION_AGENT is set.
 #
 # Environment: REFLECTION_MODE (off|solo|orchestrated), FORGE_DIR (state dir, default
 # <repo>/.forge), REFLECTION_DIR (sidecars, default $FORGE_DIR/reflections), REFLECTION_INPUT

@@ -6,9 +6,10 @@
 # exits 0, prints nothing on stdout, never leaves a spool file or record the drain would take half,
 # and never starts node. A payload of up to 4 KiB (most) is spooled without starting any process,
 # appended to spool/events.log as one record (docs/spool-format.md).
-# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode) is the runtime the registration names; without EVENT the
-# payload's hook_event_name is used. On SessionStart it also records the session's start, base
-# commit and working-tree snapshot, so the Stop hook lists exactly what the session changed.
+# RUNTIME (claude-code, codex, gemini, qwen, cline, opencode, copilot) is the runtime the registration
+# names; without EVENT the payload's hook_event_name is used. On SessionStart it also records the
+# session's start, base commit and working-tree snapshot, so the Stop hook lists exactly what the
+# session changed.
 
 case "${REFLECTION_MODE:-}" in solo | orchestrated) ;; *) exit 0 ;; esac
 trap 'exit 0' EXIT
