@@ -12,7 +12,7 @@ import { anthropicErrorRoute, anthropicRoute, type AssistantTurn } from './suppo
 import { leftRunning, MARK_NAME, newMark } from './support/left-running.js';
 import { macClient, NOT_ON_A_MAC, type MacClient } from './support/macos-like.js';
 import { startMockServer, type MockServer, type Route } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf } from './support/records.js';
+import { answerWith, eventsOf, expectAuthTurnSidecar, expectEventsAsRecords, REPORT, sidecarsOf } from './support/records.js';
 import { runClaude } from './support/run-claude.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -116,18 +116,7 @@ describe.each(PLATFORMS)('Claude Code, real client, on %s', (_platform, onMac) =
       { onMac },
     );
     const ended = Date.now();
-    const all = sidecars();
-    expect(all).toHaveLength(1);
-    const sidecar = all[0]!;
-    expect(sidecar.session_id).toBe(run.sessionId);
-    expect(sidecar.agent).toBe('claude-code');
-    expect(sidecar.confidence).toBe(0.55);
-    expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-    expect(sidecar.known_not_in_diff).toBe(REPORT.known_not_in_diff);
-    expect(sidecar.provenance.degraded).toBe(false);
-    expect(sidecar.risk.surface).toBe('auth');
-    expect(sidecar.risk.needs_review).toBe(true);
-    expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+    expectAuthTurnSidecar(repo!, run.sessionId, 'claude-code');
 
     const log = events();
     expectEventsAsRecords(repo!, log, mac ? 'mac' : 'linux');

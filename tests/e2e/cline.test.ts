@@ -9,7 +9,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clineToolOutcome } from '../../packages/forge-reflect/src/runtimes/cline.js';
 import { chatCompletionsRoute, toolResultCount, type ChatTurn } from './support/chat-completions-mock.js';
 import { startMockServer, type MockServer, type Route } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes, type Json } from './support/records.js';
+import {
+  answerWith,
+  eventsOf,
+  expectAuthTurnSidecar,
+  expectEachEventOnce,
+  expectEventsAsRecords,
+  expectOnlySession,
+  type Json,
+  payloadOf,
+  REPORT,
+  sidecarsOf,
+  treeBytes,
+} from './support/records.js';
 import { runCline, type ClineRun } from './support/run-cline.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -46,24 +58,9 @@ async function session(env: NodeJS.ProcessEnv): Promise<ClineRun> {
   return run;
 }
 
-function payloadOf(e: Json): Json {
-  return typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload;
-}
-
 function expectSessionRecorded(run: ClineRun): void {
   expect(run.sessionId).toMatch(/^\d+_[0-9a-z]+$/);
-  const all = sidecarsOf(repo!);
-  expect(all).toHaveLength(1);
-  const sidecar = all[0]!;
-  expect(sidecar.session_id).toBe(run.sessionId);
-  expect(sidecar.agent).toBe('cline');
-  expect(sidecar.confidence).toBe(REPORT.confidence);
-  expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-  expect(sidecar.known_not_in_diff).toBe(REPORT.known_not_in_diff);
-  expect(sidecar.provenance.degraded).toBe(false);
-  expect(sidecar.risk.surface).toBe('auth');
-  expect(sidecar.risk.needs_review).toBe(true);
-  expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+  expectAuthTurnSidecar(repo!, run.sessionId, 'cline');
 
   const log = eventsOf(repo!);
   expectEventsAsRecords(repo!, log);
@@ -78,11 +75,9 @@ function expectSessionRecorded(run: ClineRun): void {
   expect(log.filter((e) => e.type === 'session.started').map((e) => e.hook_event)).toEqual(['TaskStart']);
   expect(log.filter((e) => e.type === 'turn.stopped').map((e) => e.hook_event)).toEqual(['TaskComplete']);
   expect(log.filter((e) => e.type === 'reflection.written')).toHaveLength(1);
-  expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
-  expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['cline']));
+  expectOnlySession(log, run.sessionId, 'cline');
   // Each event once.
-  const keys = log.filter((e) => e.type !== 'reflection.written').map((e) => `${e.hook_event} ${e.tool_use_id} ${payloadOf(e)?.timestamp}`);
-  expect(new Set(keys).size).toBe(keys.length);
+  expectEachEventOnce(log, (e) => `${e.hook_event} ${e.tool_use_id} ${payloadOf(e)?.timestamp}`);
 }
 
 describe('Cline CLI, real client', () => {
@@ -128,8 +123,7 @@ describe('Cline CLI, real client', () => {
     const sidecars = sidecarsOf(repo);
     expect(sidecars.map((s) => [s.agent, s.session_id, s.confidence])).toEqual([['cline', run.sessionId, REPORT.confidence]]);
     const log = eventsOf(repo);
-    expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['cline']));
-    expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
+    expectOnlySession(log, run.sessionId, 'cline');
     const stopped = log.filter((e) => e.type === 'subagent.stopped');
     expect(stopped).toHaveLength(1);
     const main = log.find((e) => e.type === 'session.started') as Json;

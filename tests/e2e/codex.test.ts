@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes } from './support/records.js';
+import { answerWith, eventsOf, expectAuthTurnSidecar, expectEventsAsRecords, expectOnlySession, sidecarsOf, treeBytes } from './support/records.js';
 import { responsesRoute, type CodexTurn } from './support/responses-mock.js';
 import { runCodex } from './support/run-codex.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
@@ -43,24 +43,13 @@ describe('Codex CLI, real client', () => {
     installKit(repo, ['codex']);
     const run = await session({ REFLECTION_MODE: 'solo' });
     expect(run.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    const all = sidecarsOf(repo);
-    expect(all).toHaveLength(1);
-    const sidecar = all[0]!;
-    expect(sidecar.session_id).toBe(run.sessionId);
-    expect(sidecar.agent).toBe('codex');
-    expect(sidecar.confidence).toBe(REPORT.confidence);
-    expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-    expect(sidecar.provenance.degraded).toBe(false);
-    expect(sidecar.risk.surface).toBe('auth');
-    expect(sidecar.risk.needs_review).toBe(true);
-    expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+    expectAuthTurnSidecar(repo, run.sessionId, 'codex');
 
     const log = eventsOf(repo);
     expectEventsAsRecords(repo, log);
     const tools = log.filter((e) => e.type === 'tool.failed' || e.type === 'tool.executed');
     expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed apply_patch', 'tool.failed Bash', 'tool.executed Bash']);
-    expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
-    expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['codex']));
+    expectOnlySession(log, run.sessionId, 'codex');
   });
 
   it('with the mode unset nothing is recorded; uninstall gives back the files byte for byte', async () => {

@@ -10,7 +10,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { copilotFailureExitCode } from '../../packages/forge-reflect/src/runtimes/copilot.js';
 import { chatCompletionsRoute, toolResultCount, type ChatRequest, type ChatTurn } from './support/chat-completions-mock.js';
 import { startMockServer, type MockServer, type Route } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes, type Json } from './support/records.js';
+import {
+  answerWith,
+  eventsOf,
+  expectAuthTurnSidecar,
+  expectEachEventOnce,
+  expectEventsAsRecords,
+  expectOnlySession,
+  type Json,
+  payloadOf,
+  REPORT,
+  sidecarsOf,
+  treeBytes,
+} from './support/records.js';
 import { runCopilot, type CopilotRun } from './support/run-copilot.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -32,10 +44,6 @@ function script(dir: string): ChatTurn[] {
     [{ type: 'tool', name: 'bash', args: { command: 'echo tests pass && env > "$HOME/shell-env.txt"', description: 'run the tests' } }],
     [{ type: 'text', text: answerWith('Added token rotation in src/auth/token.ts.') }],
   ];
-}
-
-function payloadOf(e: Json): Json {
-  return typeof e.payload === 'string' ? (JSON.parse(e.payload) as Json) : (e.payload as Json);
 }
 
 /** The subagent's conversation: its prompt names SUBAGENT-TASK (the main one's never does). */
@@ -68,18 +76,7 @@ async function session(
 /** The recorded session: one turn with its self-report, the tools typed, all of it copilot's. */
 function expectSessionRecorded(run: CopilotRun): void {
   expect(run.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-  const all = sidecarsOf(repo!);
-  expect(all).toHaveLength(1);
-  const sidecar = all[0]!;
-  expect(sidecar.session_id).toBe(run.sessionId);
-  expect(sidecar.agent).toBe('copilot');
-  expect(sidecar.confidence).toBe(REPORT.confidence);
-  expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-  expect(sidecar.known_not_in_diff).toBe(REPORT.known_not_in_diff);
-  expect(sidecar.provenance.degraded).toBe(false);
-  expect(sidecar.risk.surface).toBe('auth');
-  expect(sidecar.risk.needs_review).toBe(true);
-  expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+  expectAuthTurnSidecar(repo!, run.sessionId, 'copilot');
 
   const log = eventsOf(repo!);
   expectEventsAsRecords(repo!, log);
@@ -96,8 +93,7 @@ function expectSessionRecorded(run: CopilotRun): void {
   expect(log.filter((e) => e.type === 'session.started')).toHaveLength(1);
   expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
   // Each event once: no two rows of the same event (same hook event, same payload time and tool).
-  const keys = log.filter((e) => e.type !== 'reflection.written').map((e) => `${e.hook_event} ${e.tool_name} ${payloadOf(e)?.timestamp}`);
-  expect(new Set(keys).size).toBe(keys.length);
+  expectEachEventOnce(log, (e) => `${e.hook_event} ${e.tool_name} ${payloadOf(e)?.timestamp}`);
 }
 
 describe('GitHub Copilot CLI, real client', () => {
@@ -169,8 +165,7 @@ describe('GitHub Copilot CLI, real client', () => {
     expect(all).toHaveLength(1);
     expect(all[0]).toMatchObject({ session_id: run.sessionId, agent: 'copilot', confidence: REPORT.confidence });
     const log = eventsOf(repo);
-    expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['copilot']));
-    expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
+    expectOnlySession(log, run.sessionId, 'copilot');
     expect(log.filter((e) => e.type === 'turn.stopped').map((e) => e.agent_id)).toEqual([null]);
     const sub = log.filter((e) => e.agent_id !== null && e.agent_id !== undefined);
     expect(sub.length).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geminiRoute, type GeminiTurn } from './support/gemini-mock.js';
 import { startMockServer, type MockServer } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes } from './support/records.js';
+import { answerWith, eventsOf, expectAuthTurnSidecar, expectEventsAsRecords, expectOnlySession, sidecarsOf, treeBytes } from './support/records.js';
 import { runGemini } from './support/run-gemini.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -43,17 +43,7 @@ describe('Gemini CLI, real client', () => {
     installKit(repo, ['gemini']);
     const run = await session({ REFLECTION_MODE: 'solo' });
     expect(run.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    const all = sidecarsOf(repo);
-    expect(all).toHaveLength(1);
-    const sidecar = all[0]!;
-    expect(sidecar.session_id).toBe(run.sessionId);
-    expect(sidecar.agent).toBe('gemini');
-    expect(sidecar.confidence).toBe(REPORT.confidence);
-    expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-    expect(sidecar.provenance.degraded).toBe(false);
-    expect(sidecar.risk.surface).toBe('auth');
-    expect(sidecar.risk.needs_review).toBe(true);
-    expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+    expectAuthTurnSidecar(repo, run.sessionId, 'gemini');
 
     const log = eventsOf(repo);
     expectEventsAsRecords(repo, log);
@@ -63,8 +53,7 @@ describe('Gemini CLI, real client', () => {
       'tool.failed run_shell_command',
       'tool.executed run_shell_command',
     ]);
-    expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
-    expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['gemini']));
+    expectOnlySession(log, run.sessionId, 'gemini');
   });
 
   it('with the mode unset nothing is recorded; uninstall gives back the files byte for byte', async () => {

@@ -9,7 +9,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { opencodeExitCode } from '../../packages/forge-reflect/src/runtimes/opencode.js';
 import { chatCompletionsRoute, type ChatRequest, type ChatTurn } from './support/chat-completions-mock.js';
 import { startMockServer, type MockServer, type Route } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes, type Json } from './support/records.js';
+import {
+  answerWith,
+  eventsOf,
+  expectAuthTurnSidecar,
+  expectEachEventOnce,
+  expectEventsAsRecords,
+  expectOnlySession,
+  type Json,
+  payloadOf,
+  REPORT,
+  sidecarsOf,
+  treeBytes,
+} from './support/records.js';
 import { runOpencode, stubPluginInstall, type OpencodeRun } from './support/run-opencode.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -60,17 +72,7 @@ async function session(env: NodeJS.ProcessEnv): Promise<OpencodeRun> {
 
 function expectSessionRecorded(run: OpencodeRun): void {
   expect(run.sessionId).toMatch(/^ses_[0-9A-Za-z]+$/);
-  const all = sidecarsOf(repo!);
-  expect(all).toHaveLength(1);
-  const sidecar = all[0]!;
-  expect(sidecar.session_id).toBe(run.sessionId);
-  expect(sidecar.agent).toBe('opencode');
-  expect(sidecar.confidence).toBe(REPORT.confidence);
-  expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-  expect(sidecar.provenance.degraded).toBe(false);
-  expect(sidecar.risk.surface).toBe('auth');
-  expect(sidecar.risk.needs_review).toBe(true);
-  expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+  expectAuthTurnSidecar(repo!, run.sessionId, 'opencode');
 
   const log = eventsOf(repo!);
   expectEventsAsRecords(repo!, log);
@@ -78,16 +80,14 @@ function expectSessionRecorded(run: OpencodeRun): void {
   expect(tools.map((e) => `${e.type} ${e.tool_name}`)).toEqual(['tool.executed write', 'tool.failed bash', 'tool.executed bash']);
   const failed = tools[1] as Json;
   expect(failed.hook_event).toBe('tool.execute.after');
-  expect(opencodeExitCode(typeof failed.payload === 'string' ? JSON.parse(failed.payload) : failed.payload)).toBe(3);
+  expect(opencodeExitCode(payloadOf(failed))).toBe(3);
   expect(log.filter((e) => e.type === 'prompt.submitted')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'turn.stopped')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'reflection.written')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'session.started')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'event.unknown')).toEqual([]);
-  expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
-  expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['opencode']));
-  const keys = log.filter((e) => e.type !== 'reflection.written').map((e) => `${e.hook_event} ${e.tool_use_id}`);
-  expect(new Set(keys).size).toBe(keys.length);
+  expectOnlySession(log, run.sessionId, 'opencode');
+  expectEachEventOnce(log, (e) => `${e.hook_event} ${e.tool_use_id}`);
 }
 
 /**

@@ -9,7 +9,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { qwenFailureExitCode } from '../../packages/forge-reflect/src/runtimes/qwen.js';
 import { chatCompletionsRoute, type ChatTurn } from './support/chat-completions-mock.js';
 import { startMockServer, type MockServer } from './support/mock-server.js';
-import { answerWith, eventsOf, expectEventsAsRecords, REPORT, sidecarsOf, treeBytes, type Json } from './support/records.js';
+import {
+  answerWith,
+  eventsOf,
+  expectAuthTurnSidecar,
+  expectEachEventOnce,
+  expectEventsAsRecords,
+  expectOnlySession,
+  type Json,
+  payloadOf,
+  sidecarsOf,
+  treeBytes,
+} from './support/records.js';
 import { runQwen, type QwenRun } from './support/run-qwen.js';
 import { installKit, makeScratchRepo, type ScratchRepo } from './support/scratch.js';
 
@@ -46,17 +57,7 @@ async function session(env: NodeJS.ProcessEnv, userHooks?: Record<string, unknow
 /** The recorded session, as every test here wants it: one turn, its tools typed, all of it qwen's. */
 function expectSessionRecorded(run: QwenRun): void {
   expect(run.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-  const all = sidecarsOf(repo!);
-  expect(all).toHaveLength(1);
-  const sidecar = all[0]!;
-  expect(sidecar.session_id).toBe(run.sessionId);
-  expect(sidecar.agent).toBe('qwen');
-  expect(sidecar.confidence).toBe(REPORT.confidence);
-  expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
-  expect(sidecar.provenance.degraded).toBe(false);
-  expect(sidecar.risk.surface).toBe('auth');
-  expect(sidecar.risk.needs_review).toBe(true);
-  expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+  expectAuthTurnSidecar(repo!, run.sessionId, 'qwen');
 
   const log = eventsOf(repo!);
   expectEventsAsRecords(repo!, log);
@@ -68,20 +69,16 @@ function expectSessionRecorded(run: QwenRun): void {
   ]);
   const failed = tools[1] as Json;
   expect(failed.hook_event).toBe('PostToolUseFailure');
-  expect(qwenFailureExitCode(typeof failed.payload === 'string' ? JSON.parse(failed.payload) : failed.payload)).toBe(3);
+  expect(qwenFailureExitCode(payloadOf(failed))).toBe(3);
   // One prompt; the three model calls after tool results are the same turn going on.
   expect(log.filter((e) => e.type === 'prompt.submitted')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'turn.continued')).toHaveLength(3);
   expect(log.filter((e) => e.type === 'turn.stopped')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'reflection.written')).toHaveLength(1);
   expect(log.filter((e) => e.type === 'session.started')).toHaveLength(1);
-  expect(log.every((e) => e.session_id === run.sessionId)).toBe(true);
-  expect(new Set(log.map((e) => e.runtime))).toEqual(new Set(['qwen']));
+  expectOnlySession(log, run.sessionId, 'qwen');
   // Each event once: no two rows of the same event (same hook event, same payload time and tool call).
-  const keys = log
-    .filter((e) => e.type !== 'reflection.written')
-    .map((e) => `${e.hook_event} ${e.tool_use_id} ${(typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)?.timestamp}`);
-  expect(new Set(keys).size).toBe(keys.length);
+  expectEachEventOnce(log, (e) => `${e.hook_event} ${e.tool_use_id} ${payloadOf(e)?.timestamp}`);
 }
 
 /** The kit's Claude Code hooks as installed in the repo, for a user's ~/.qwen/settings.json. */

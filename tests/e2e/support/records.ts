@@ -50,6 +50,43 @@ export function answerWith(text: string, report: object | null = REPORT): string
   return report === null ? text : `${text}\n\n\`\`\`reflection\n${JSON.stringify(report)}\n\`\`\`\n`;
 }
 
+/** A logged event's payload, parsed (the CLI gives it as a string). */
+export function payloadOf(e: Json): Json {
+  return typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload;
+}
+
+/**
+ * The one sidecar of the scripted session every runtime's test runs (a write to src/auth/token.ts,
+ * REPORT in the final answer): the self-report merged, the auth surface asking for review.
+ */
+export function expectAuthTurnSidecar(repo: ScratchRepo, sessionId: string | undefined, agent: string): Json {
+  const all = sidecarsOf(repo);
+  expect(all).toHaveLength(1);
+  const sidecar = all[0] as Json;
+  expect(sidecar.session_id).toBe(sessionId);
+  expect(sidecar.agent).toBe(agent);
+  expect(sidecar.confidence).toBe(REPORT.confidence);
+  expect(sidecar.most_likely_wrong).toEqual(REPORT.most_likely_wrong);
+  expect(sidecar.known_not_in_diff).toBe(REPORT.known_not_in_diff);
+  expect(sidecar.provenance.degraded).toBe(false);
+  expect(sidecar.risk.surface).toBe('auth');
+  expect(sidecar.risk.needs_review).toBe(true);
+  expect(sidecar.files_changed).toEqual(['src/auth/token.ts']);
+  return sidecar;
+}
+
+/** Every row of the log is the one session's, as the one runtime. */
+export function expectOnlySession(log: Json[], sessionId: string | undefined, runtime: string): void {
+  expect(log.every((e) => e.session_id === sessionId)).toBe(true);
+  expect(new Set(log.map((e) => e.runtime))).toEqual(new Set([runtime]));
+}
+
+/** Each event once: no two rows (reflection.written aside) share the key that names a hook's event. */
+export function expectEachEventOnce(log: Json[], key: (e: Json) => string): void {
+  const keys = log.filter((e) => e.type !== 'reflection.written').map(key);
+  expect(new Set(keys).size).toBe(keys.length);
+}
+
 /**
  * The spool log's files (segments and the live log) with their bytes. A drain overwrites what it
  * committed with zeros (docs/spool-format.md) and keeps the file 60 s after sealing it, so right
