@@ -30,6 +30,11 @@ export function relPath(...parts: string[]): string {
   return parts.join('/').split(sep).join('/');
 }
 
+/** The folder of a repo-relative path. */
+export function dirOf(rel: string): string {
+  return rel.slice(0, rel.lastIndexOf('/'));
+}
+
 /**
  * Refuses when any existing folder or file from `repo` down to `repo/rel` is a symbolic link:
  * writing through one would change files outside the repository.

@@ -8,15 +8,10 @@ import { join } from 'node:path';
 import { writeAtomic } from '../atomic-write.js';
 import { UserError } from '../errors.js';
 import type { HookFile } from '../runtimes/module.js';
-import { lstatOrNull, missingDirs, readOrNull, refuseSymlinks, sha256, unlinkQuiet } from './files.js';
+import { dirOf, lstatOrNull, missingDirs, readOrNull, refuseSymlinks, sha256, unlinkQuiet } from './files.js';
 import type { InstallManifest } from './manifest.js';
+import type { Write } from './plan.js';
 import type { Step } from './report.js';
-
-type Write = () => void;
-
-function dirOf(rel: string): string {
-  return rel.slice(0, rel.lastIndexOf('/'));
-}
 
 /** Install: the steps and writes for `files`; `manifest` is updated (hook_files, created_dirs). */
 export function planHookFiles(

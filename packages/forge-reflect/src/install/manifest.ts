@@ -3,6 +3,9 @@
  * so uninstall removes exactly that and nothing of the user's. No timestamps, stable key order:
  * an install that changes nothing writes the same bytes (and so writes nothing).
  */
+import { join } from 'node:path';
+import { VENDORED_DIR } from '../runtimes/module.js';
+import { readOrNull } from './files.js';
 import { isJsonObject } from './settings-merge.js';
 
 export const MANIFEST_NAME = 'install-manifest.json';
@@ -70,6 +73,20 @@ export function parseManifest(text: string): InstallManifest | null {
       isJsonObject(slash) && typeof slash.path === 'string' && typeof slash.sha256 === 'string' ? { path: slash.path, sha256: slash.sha256 } : null,
     ...(Object.keys(hookFiles).length > 0 ? { hook_files: hookFiles } : {}),
   };
+}
+
+export interface ManifestFile {
+  path: string;
+  /** The bytes as read; null when there is no manifest. */
+  bytes: Buffer | null;
+  /** Null when there is none or it is not a manifest. */
+  manifest: InstallManifest | null;
+}
+
+export function readManifestFile(repo: string): ManifestFile {
+  const path = join(repo, VENDORED_DIR, MANIFEST_NAME);
+  const bytes = readOrNull(path);
+  return { path, bytes, manifest: bytes === null ? null : parseManifest(bytes.toString('utf8')) };
 }
 
 export function serializeManifest(manifest: InstallManifest): string {

@@ -14,6 +14,15 @@ export function changeCount(steps: readonly Step[]): number {
   return steps.filter((s) => s.action !== 'keep').length;
 }
 
+/** `1 change`, `2 changes`. */
+export function changesText(changes: number): string {
+  return `${changes} change${changes === 1 ? '' : 's'}`;
+}
+
+export function dryRunSummary(changes: number): string {
+  return `Dry run: ${changesText(changes)} would be made; nothing was written.`;
+}
+
 export interface Report {
   command: 'install' | 'uninstall';
   repo: string;
