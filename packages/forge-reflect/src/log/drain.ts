@@ -18,7 +18,7 @@
  */
 import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireDrainLock, type LockOptions } from './drain-lock.js';
+import { acquireDrainLock, type DrainLock, type LockOptions } from './drain-lock.js';
 import { UserError } from '../errors.js';
 import { READ_NO_LINK_NO_WAIT, readFoundQuietly } from '../regular-file.js';
 import { isBusyError, openEventLog, type EventLog, type SegmentMark } from './event-log.js';
@@ -244,6 +244,251 @@ function latestSessionEnd(log: EventLog, session: string): { ts: string; payload
     .get(session) as { ts: string; payload: string } | undefined;
 }
 
+/** What the steps of one drain share once its log is open. */
+interface Drain {
+  stateDir: string;
+  spool: string;
+  now: () => number;
+  rules: RedactionRules;
+  log: EventLog;
+  counts: DrainCounts;
+  /** Where committed names go; undefined: each committed file is unlinked. */
+  list: DrainedList | undefined;
+}
+
+/** The spool's names, sorted by what the drain does with them. */
+interface SpoolListing {
+  names: string[];
+  candidates: string[];
+  temps: string[];
+  liveLog: boolean;
+  segments: string[];
+}
+
+/** Throws when the state dir or the spool is a symbolic link: a planted link would make the drain read, move and delete files outside the state dir. */
+function refuseLinkedDirs(stateDir: string, spool: string): void {
+  for (const dir of [stateDir, spool]) {
+    let link = false;
+    try {
+      link = lstatSync(dir).isSymbolicLink();
+    } catch {
+      // missing: listSpool handles it
+    }
+    if (link) throw new UserError(`${dir} is a symbolic link; refusing to drain through it (remove the link)`);
+  }
+}
+
+/** The spool's names; undefined when there is no spool. */
+function listSpool(spool: string): SpoolListing | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(spool);
+  } catch (error) {
+    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return undefined;
+    throw new UserError(`cannot read the spool ${spool} (${errno(error) ?? String(error)}); fix its permissions`);
+  }
+  return {
+    names,
+    candidates: names.filter(isSpoolFileName),
+    temps: names.filter((n) => n.startsWith(TEMP_PREFIX)),
+    liveLog: names.includes(LIVE_LOG_NAME),
+    segments: segmentsIn(names),
+  };
+}
+
+/** True when the spool holds nothing to drain, so the drain takes no lock. */
+function nothingToDrain(spool: string, listing: SpoolListing, log: EventLog | undefined, now: () => number): boolean {
+  const { candidates, temps, liveLog, segments } = listing;
+  return (
+    candidates.length === 0 &&
+    temps.length === 0 &&
+    !liveLog &&
+    (segments.length === 0 || (log !== undefined && segmentsSettled(spool, segments, log.segmentMarks(), now(), STALE_TEMP_MS)))
+  );
+}
+
+/** The drain lock; undefined when another drain holds it. */
+function takeDrainLock(spool: string, options: LockOptions | undefined): DrainLock | undefined {
+  try {
+    return acquireDrainLock(spool, options);
+  } catch (error) {
+    throw new UserError(
+      `cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
+    );
+  }
+}
+
+/**
+ * The spool files to drain, in name order, and the stale lists for the remover. What earlier drains
+ * committed and listed for their removers is never read again (drained-lists.ts).
+ */
+function pickEvents(spool: string, listing: SpoolListing, now: number): { events: string[]; cleanup: string[] } {
+  const drained = readDrainedLists(spool, listing.names, now);
+  const { candidates } = listing;
+  const events = (drained.names.size === 0 ? candidates : candidates.filter((name) => !drained.names.has(name))).sort();
+  return { events, cleanup: drained.stale };
+}
+
+/** The segments to drain: the listed ones and the live log, sealed into one. */
+function sealLiveLogInto(spool: string, listing: SpoolListing, now: () => number): string[] {
+  const sealed = listing.liveLog ? sealLiveLog(spool, now()) : undefined;
+  if (sealed !== undefined) listing.segments.push(sealed);
+  return listing.segments;
+}
+
+/** The log to write to: the caller's, or opened here; undefined when the database is busy (counted). */
+function openLog(stateDir: string, given: EventLog | undefined, counts: DrainCounts): EventLog | undefined {
+  try {
+    return given ?? openEventLog(stateDir);
+  } catch (error) {
+    if (!isBusyError(error)) throw error;
+    counts.busy = true;
+    return undefined;
+  }
+}
+
+/**
+ * The list for the drain's committed files, or undefined: committed files leave the spool unlinked
+ * one by one when few; when many, listed for a remover that unlinks them once the drain is done
+ * (drained-lists.ts).
+ */
+function startListFor(spool: string, events: readonly string[], listFrom: number | undefined, now: () => number): DrainedList | undefined {
+  if (events.length >= (listFrom ?? DEFAULT_LIST_FROM)) {
+    try {
+      return startDrainedList(spool, now());
+    } catch {
+      // no list: unlink each
+    }
+  }
+  return undefined;
+}
+
+function removeCommitted(d: Drain, names: readonly string[]): void {
+  if (d.list?.add(names) === true) return;
+  for (const name of names) unlinkQuietly(`${d.spool}/${name}`);
+}
+
+/** Logs a batch (and a segment's new offset) in one transaction; false when the log stayed busy. */
+function commit(d: Drain, rows: EventRow[], mark?: SegmentMark): boolean {
+  const { log, counts } = d;
+  // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
+  enrichCodexToolCalls(rows);
+  const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(log, session));
+  try {
+    const result = log.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)), mark);
+    counts.drained += result.inserted;
+    counts.alreadyPresent += result.ignored + repeats.size;
+    return true;
+  } catch (error) {
+    if (!isBusyError(error))
+      throw new UserError(
+        `cannot write to the event log ${log.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
+      );
+    counts.busy = true;
+    return false;
+  }
+}
+
+/**
+ * A spool file read with readSpoolFile's checks: its row and size, or undefined when it is gone,
+ * still being written (counted in flight) or rejected (counted, moved to rejected/).
+ */
+function takeCarefully(d: Drain, name: string, path: string): { row: EventRow; size: number } | undefined {
+  const { stateDir, now, counts } = d;
+  const read = readSpoolFile(path);
+  if (read.kind === 'gone') return undefined;
+  if (read.kind === 'bad') {
+    if (reject(stateDir, name, `spool file ${read.reason}`, now())) counts.rejected++;
+    return undefined;
+  }
+  const outcome = parseSpoolFile(name, read.bytes, d.rules, read.mtimeMs);
+  if (outcome.ok) return { row: outcome.row, size: read.bytes.length };
+  if (outcome.incomplete) {
+    // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
+    const idle = now() - read.mtimeMs;
+    if (idle <= STALE_TEMP_MS) {
+      counts.inFlight++;
+      return undefined;
+    }
+    if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now())) counts.rejected++;
+    return undefined;
+  }
+  if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
+  return undefined;
+}
+
+/** Drains the spool files in batches, each committed before its files are removed; stops when the log stays busy. */
+function drainFiles(d: Drain, events: readonly string[], batchSize: number, batchBytes: number): void {
+  const { spool, rules } = d;
+  let next = 0;
+  while (next < events.length) {
+    const rows: EventRow[] = [];
+    const done: string[] = [];
+    let bytes = 0;
+    while (next < events.length && rows.length < batchSize && bytes < batchBytes) {
+      const name = events[next++] as string;
+      const path = `${spool}/${name}`; // spoolDirOf's path is normalised: no join per file
+      // Most files are whole events: one read, no fstat. Anything else (and a file of a hook
+      // whose clock had whole seconds, which needs its time of writing) is read again with every
+      // check (its type, its size, how long ago it was last written).
+      const whole = readWholeQuickly(path);
+      const quick = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);
+      let row = quick?.ok === true ? quick.row : undefined;
+      let size = whole?.length ?? 0;
+      if (row === undefined) {
+        const taken = takeCarefully(d, name, path);
+        if (taken === undefined) continue;
+        ({ row, size } = taken);
+      }
+      rows.push(row);
+      done.push(name);
+      bytes += size;
+    }
+    if (!commit(d, rows)) break;
+    removeCommitted(d, done);
+  }
+}
+
+/** Drains the spool log's segments (segments.ts); counts what they leave in flight or reject. */
+function drainSegmentsOf(d: Drain, segments: readonly string[], batchSize: number): void {
+  const { stateDir, log, now, counts } = d;
+  const result = drainSegments(segments, {
+    spool: d.spool,
+    rules: d.rules,
+    now,
+    quietMs: STALE_TEMP_MS,
+    batchSize,
+    marks: log.segmentMarks(),
+    commit: (rows, mark) => commit(d, rows, mark),
+    rejectBytes: (name, bytes, reason) => keepRejected(stateDir, name, bytes, reason, now()),
+    forget: (name) => log.forgetSegment(name),
+    scrubbed: (name, to) => {
+      try {
+        log.markScrubbed(name, to);
+      } catch (error) {
+        if (!isBusyError(error)) throw error; // busy: the next drain writes the same zeros again
+      }
+    },
+  });
+  counts.inFlight += result.inFlight;
+  counts.rejected += result.rejected;
+}
+
+/** Closes the drain's list; a list that names any file joins what the remover removes. */
+function closeList(list: DrainedList | undefined, cleanup: string[]): void {
+  const written = list?.close();
+  if (written !== undefined) cleanup.push(written);
+}
+
+function handToRemover(spool: string, cleanup: readonly string[], removeListed: DrainOptions['removeListed']): void {
+  if (cleanup.length === 0) return;
+  try {
+    (removeListed ?? ((paths) => removeListedInBackground(spool, paths)))(cleanup);
+  } catch {
+    // what is listed is removed by a later drain (drained-lists.ts): this drain's result stands
+  }
+}
+
 /**
  * Drains `<state dir>/spool` into `<state dir>/events.db` and returns the counts. Safe to call
  * from several processes at once; never throws on a busy database.
@@ -252,193 +497,37 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   const counts = emptyCounts();
   const spool = spoolDirOf(stateDir);
   const now = options.now ?? Date.now;
-  for (const dir of [stateDir, spool]) {
-    let link = false;
-    try {
-      link = lstatSync(dir).isSymbolicLink();
-    } catch {
-      // missing: handled below
-    }
-    // A planted link would make the drain read, move and delete files outside the state dir.
-    if (link) throw new UserError(`${dir} is a symbolic link; refusing to drain through it (remove the link)`);
-  }
-  let names: string[];
-  try {
-    names = readdirSync(spool);
-  } catch (error) {
-    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return counts;
-    throw new UserError(`cannot read the spool ${spool} (${errno(error) ?? String(error)}); fix its permissions`);
-  }
-  const candidates = names.filter(isSpoolFileName);
-  const temps = names.filter((n) => n.startsWith(TEMP_PREFIX));
-  const liveLog = names.includes(LIVE_LOG_NAME);
-  const segments = segmentsIn(names);
-  if (
-    candidates.length === 0 &&
-    temps.length === 0 &&
-    !liveLog &&
-    (segments.length === 0 || (options.log !== undefined && segmentsSettled(spool, segments, options.log.segmentMarks(), now(), STALE_TEMP_MS)))
-  )
-    return counts;
-
-  let lock;
-  try {
-    lock = acquireDrainLock(spool, options.lock);
-  } catch (error) {
-    throw new UserError(
-      `cannot create the drain lock in ${spool} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
-    );
-  }
+  refuseLinkedDirs(stateDir, spool);
+  const listing = listSpool(spool);
+  if (listing === undefined || nothingToDrain(spool, listing, options.log, now)) return counts;
+  const lock = takeDrainLock(spool, options.lock);
   if (lock === undefined) {
     counts.locked = true;
     return counts;
   }
-  // What earlier drains committed and listed for their removers is never read again (drained-lists.ts).
-  const drained = readDrainedLists(spool, names, now());
-  const events = (drained.names.size === 0 ? candidates : candidates.filter((name) => !drained.names.has(name))).sort();
-  const cleanup = drained.stale;
+  const { events, cleanup } = pickEvents(spool, listing, now());
   let list: DrainedList | undefined;
   try {
-    counts.removedTemp = removeStaleTemps(spool, temps, now());
-    const sealed = liveLog ? sealLiveLog(spool, now()) : undefined;
-    if (sealed !== undefined) segments.push(sealed);
+    counts.removedTemp = removeStaleTemps(spool, listing.temps, now());
+    const segments = sealLiveLogInto(spool, listing, now);
     if (events.length === 0 && segments.length === 0) return counts;
     const rules = options.rules ?? loadRedactionRules(stateDir, options.warn ?? warnOnStderr);
-    let log = options.log;
+    const log = openLog(stateDir, options.log, counts);
+    if (log === undefined) return counts;
     try {
-      log ??= openEventLog(stateDir);
-    } catch (error) {
-      if (!isBusyError(error)) throw error;
-      counts.busy = true;
-      return counts;
-    }
-    // Committed files leave the spool: unlinked one by one when few; when many, listed for a remover
-    // that unlinks them once the drain is done (drained-lists.ts).
-    if (events.length >= (options.listFrom ?? DEFAULT_LIST_FROM)) {
-      try {
-        list = startDrainedList(spool, now());
-      } catch {
-        // no list: unlink each
-      }
-    }
-    const removeCommitted = (names: readonly string[]): void => {
-      if (list?.add(names) === true) return;
-      for (const name of names) unlinkQuietly(`${spool}/${name}`);
-    };
-    /** Logs a batch (and a segment's new offset) in one transaction; false when the log stayed busy. */
-    const commit = (rows: EventRow[], mark?: SegmentMark): boolean => {
-      const target = log as EventLog;
-      // What the runtimes' payloads alone do not say (runtimes/enrich.ts).
-      enrichCodexToolCalls(rows);
-      const repeats = repeatedSessionEnds(rows, (session) => latestSessionEnd(target, session));
-      try {
-        const result = target.insertBatch(repeats.size === 0 ? rows : rows.filter((r) => !repeats.has(r)), mark);
-        counts.drained += result.inserted;
-        counts.alreadyPresent += result.ignored + repeats.size;
-        return true;
-      } catch (error) {
-        if (!isBusyError(error))
-          throw new UserError(
-            `cannot write to the event log ${target.path} (${errno(error) ?? String(error)}); the spool is kept, fix the cause (disk space, permissions) and run \`forge-reflect ingest\``,
-          );
-        counts.busy = true;
-        return false;
-      }
-    };
-    /**
-     * A spool file read with readSpoolFile's checks: its row and size, or undefined when it is gone,
-     * still being written (counted in flight) or rejected (counted, moved to rejected/).
-     */
-    const takeCarefully = (name: string, path: string): { row: EventRow; size: number } | undefined => {
-      const read = readSpoolFile(path);
-      if (read.kind === 'gone') return undefined;
-      if (read.kind === 'bad') {
-        if (reject(stateDir, name, `spool file ${read.reason}`, now())) counts.rejected++;
-        return undefined;
-      }
-      const outcome = parseSpoolFile(name, read.bytes, rules, read.mtimeMs);
-      if (outcome.ok) return { row: outcome.row, size: read.bytes.length };
-      if (outcome.incomplete) {
-        // Its writer may still be at it: left alone while it is fresh, a reject once it is not.
-        const idle = now() - read.mtimeMs;
-        if (idle <= STALE_TEMP_MS) {
-          counts.inFlight++;
-          return undefined;
-        }
-        if (reject(stateDir, name, `${outcome.reason}, and it was last written ${Math.round(idle / 1000)} s ago (its writer was killed)`, now()))
-          counts.rejected++;
-        return undefined;
-      }
-      if (reject(stateDir, name, outcome.reason, now())) counts.rejected++;
-      return undefined;
-    };
-    const batchSize = atLeastOne(options.batchSize, DEFAULT_BATCH_SIZE);
-    const batchBytes = atLeastOne(options.batchBytes, DEFAULT_BATCH_BYTES);
-    try {
-      let next = 0;
-      while (next < events.length) {
-        const rows: EventRow[] = [];
-        const done: string[] = [];
-        let bytes = 0;
-        while (next < events.length && rows.length < batchSize && bytes < batchBytes) {
-          const name = events[next++] as string;
-          const path = `${spool}/${name}`; // spoolDirOf's path is normalised: no join per file
-          // Most files are whole events: one read, no fstat. Anything else (and a file of a hook
-          // whose clock had whole seconds, which needs its time of writing) is read again with every
-          // check (its type, its size, how long ago it was last written).
-          const whole = readWholeQuickly(path);
-          const quick = whole === undefined ? undefined : parseSpoolFile(name, whole, rules);
-          let row = quick?.ok === true ? quick.row : undefined;
-          let size = whole?.length ?? 0;
-          if (row === undefined) {
-            const taken = takeCarefully(name, path);
-            if (taken === undefined) continue;
-            ({ row, size } = taken);
-          }
-          rows.push(row);
-          done.push(name);
-          bytes += size;
-        }
-        if (!commit(rows)) break;
-        removeCommitted(done);
-      }
-      if (!counts.busy && segments.length > 0) {
-        const result = drainSegments(segments, {
-          spool,
-          rules,
-          now,
-          quietMs: STALE_TEMP_MS,
-          batchSize,
-          marks: log.segmentMarks(),
-          commit,
-          rejectBytes: (name, bytes, reason) => keepRejected(stateDir, name, bytes, reason, now()),
-          forget: (name) => (log as EventLog).forgetSegment(name),
-          scrubbed: (name, to) => {
-            try {
-              (log as EventLog).markScrubbed(name, to);
-            } catch (error) {
-              if (!isBusyError(error)) throw error; // busy: the next drain writes the same zeros again
-            }
-          },
-        });
-        counts.inFlight += result.inFlight;
-        counts.rejected += result.rejected;
-      }
+      list = startListFor(spool, events, options.listFrom, now);
+      const drain: Drain = { stateDir, spool, now, rules, log, counts, list };
+      const batchSize = atLeastOne(options.batchSize, DEFAULT_BATCH_SIZE);
+      drainFiles(drain, events, batchSize, atLeastOne(options.batchBytes, DEFAULT_BATCH_BYTES));
+      if (!counts.busy && segments.length > 0) drainSegmentsOf(drain, segments, batchSize);
     } finally {
       if (options.log === undefined) log.close();
     }
   } finally {
     // The list complete before the lock goes: the next drain skips every file it names.
-    const written = list?.close();
-    if (written !== undefined) cleanup.push(written);
+    closeList(list, cleanup);
     lock.release();
-    if (cleanup.length > 0) {
-      try {
-        (options.removeListed ?? ((paths) => removeListedInBackground(spool, paths)))(cleanup);
-      } catch {
-        // what is listed is removed by a later drain (drained-lists.ts): this drain's result stands
-      }
-    }
+    handToRemover(spool, cleanup, options.removeListed);
   }
   return counts;
 }
