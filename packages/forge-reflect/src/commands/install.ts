@@ -1,11 +1,10 @@
 /**
- * `forge-reflect install [--runtime claude-code|codex|gemini|all]…`: vendors the hooks into a
- * repository (once, in .claude/hooks/forge-reflect/, whichever runtimes) and merges each runtime's
- * native registration, generated from runtimes/hook-map.ts, into that runtime's file (Claude Code
- * .claude/settings.json, Codex .codex/hooks.json, Gemini CLI .gemini/settings.json). Everything is
- * checked and planned first; only then, and not with --dry-run, is anything written. A second run
- * finds nothing to do and writes nothing. What install created is recorded in a manifest so
- * `uninstall` can take exactly that out again.
+ * `forge-reflect install [--runtime <runtime>|all]…`: vendors the hooks into a repository (once, in
+ * .claude/hooks/forge-reflect/, whichever runtimes) and merges each runtime's native registration,
+ * generated from runtimes/hook-map.ts, into that runtime's own file (its module in runtimes/ names
+ * it). Everything is checked and planned first; only then, and not with --dry-run, is anything
+ * written. A second run finds nothing to do and writes nothing. What install created is recorded in
+ * a manifest so `uninstall` can take exactly that out again.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
