@@ -44,8 +44,7 @@ jget() {
 
 # The newest sidecar in DIR (default .forge/reflections of the scratch repo).
 last_sidecar() {
-  local dir=${1:-$REPO/.forge/reflections}
-  find "$dir" -maxdepth 1 -name '*.reflection.json' | LC_ALL=C sort | tail -n 1
+  node "$KIT_ROOT/tests/helpers/last-sidecar.mjs" "${1:-$REPO/.forge/reflections}"
 }
 
 sidecar_count() {
