@@ -135,7 +135,7 @@ describe('changedFromStatus (real git)', () => {
     const status = git(repo, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=normal', '--no-renames'], { GIT_INDEX_FILE: snapshot });
     const out = changedFromStatus(status, 'snapshot');
     expect([...out.files].sort()).toEqual(['del.md', 'doc.md']);
-    // The new folder is one record; the helper lists its files (hook-helper.ts, untrackedFiles).
+    // The new folder is one record; the helper lists its files (helper/changed-files.ts, untrackedFiles).
     expect(out.untrackedDirs).toEqual(['src/']);
     expect(out.branch).toBe('main');
     expect(out.head).toMatch(/^[0-9a-f]{40}$/);

@@ -1,6 +1,6 @@
 // The Stop hook's facts for its Node helper (src/helper/protocol.ts): the hook sends exactly the
 // named facts and the end record, the helper reads no other name, and parseFacts keeps only them.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { END_RECORD, FACTS, parseFacts } from '../src/helper/protocol.js';
 
 const KIT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const read = (rel: string) => readFileSync(join(KIT, rel), 'utf8');
+const HELPER = 'packages/forge-reflect/src/helper';
 const END = END_RECORD.slice(0, END_RECORD.indexOf('='));
 
 /** Every `FORGE_H_NAME=` the text assigns or sends. */
@@ -25,7 +26,11 @@ describe('the helper protocol', () => {
   });
 
   it('is what the helper reads: no name outside it, and every fact used', () => {
-    const source = read('packages/forge-reflect/src/helper/hook-helper.ts') + read('packages/forge-reflect/src/helper/code-cache.ts');
+    // Every module of the helper but the protocol itself, which names them all.
+    const source = readdirSync(join(KIT, HELPER))
+      .filter((name) => name.endsWith('.ts') && name !== 'protocol.ts')
+      .map((name) => read(`${HELPER}/${name}`))
+      .join('\n');
     const mentioned = named(source);
     for (const name of mentioned) expect([...FACTS, END], name).toContain(name);
     for (const fact of FACTS) expect(mentioned.has(fact), fact).toBe(true);

@@ -40,7 +40,7 @@ forge_fallback_sidecar() {
       files+=("$path")
     done <"$work.status"
     # The files of the new folders, against the index the status read, as the helper lists them
-    # (src/hook-helper.ts, untrackedFiles). Not listed: the folders stand in, and the floor fails closed.
+    # (src/helper/changed-files.ts, untrackedFiles). Not listed: the folders stand in, and the floor fails closed.
     if [[ -z $more && ${#dirs[@]} -gt 0 ]]; then
       pathspec=("${dirs[@]}")
       ((${#dirs[@]} <= 1000)) || pathspec=()
