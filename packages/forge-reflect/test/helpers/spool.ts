@@ -44,11 +44,24 @@ export function tempDir(prefix = 'forge-test-'): string {
 
 /**
  * Removes every folder tempDir made. The Stop hook's helper may still be writing its code cache
- * there for a moment after the hook returned (the hook does not wait for that), so a folder that
- * fills again while it is removed is tried again.
+ * there after the hook returned (the hook does not wait for that; on a loaded machine it can take
+ * seconds), so a folder that fills again while it is removed is tried again, for up to 30 s.
  */
 export function cleanupTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  for (const dir of made.splice(0)) removeSettled(dir, Date.now() + 30_000);
+}
+
+function removeSettled(dir: string, deadline: number): void {
+  for (;;) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EBUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
 }
 
 let sequence = 0;
