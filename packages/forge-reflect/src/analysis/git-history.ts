@@ -20,7 +20,7 @@ import { commitKind, ownRevert, parseConventional, parseRevert, subjectOf, type 
 import { against, wilson, type Proportion } from './agreement.js';
 import { dependencyBump } from './dependency-bumps.js';
 import type { FileDiff } from './fix-diff.js';
-import { classifyGate, GATES, type Gate } from './gates.js';
+import { classifyGate, GATES, type Gate, type GateResult } from './gates.js';
 import { writtenAt, type Commit, type DateSource } from './git-log.js';
 import { findDuplicates, patchFingerprint } from './patch-dedup.js';
 import { markdownOpening } from './report-markdown.js';
@@ -313,151 +313,247 @@ type Judged =
 
 export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryOptions, evidence: Evidence): GitHistoryReport {
   const screened = screenCommits(input, options);
-  const { mode, bySha, counts, written } = screened;
   const { copies, plans } = planEvidence(screened, evidence.diffs);
-  const windowSec = options.windowMs / 1000;
-  const at = (c: Commit) => written.get(c.sha) ?? c.time;
-  const causeOf = (c: Commit, lines: number | null): Cause => {
-    const header = parseConventional(subjectOf(c.message));
-    const type = c.parents.length > 1 ? 'merge' : header ? header.type : commitKind(c.message, mode);
-    return { sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)), committed_at: iso(c.time), lines, type };
-  };
+  const history = historyOf(screened, options, plans, evidence);
+  const judged = new Map(screened.candidates.map((cand) => [cand.commit.sha, judgeCandidate(history, cand)]));
+  const outcomes = collectOutcomes(history, screened, judged, duplicatesOf(copies, judged));
+  return assembleReport(screened, options, outcomes);
+}
+
+/** What judging a candidate reads. */
+interface History {
+  mode: Screened['mode'];
+  bySha: Map<string, Commit>;
+  /** The oldest commit of each subject. */
+  bySubject: Map<string, Commit>;
+  /** When a commit was written (seconds). */
+  at: (c: Commit) => number;
+  windowSec: number;
+  repoName: string | null;
+  plans: Map<string, BlamePlan>;
+  evidence: Evidence;
+}
+
+function historyOf(screened: Screened, options: GitHistoryOptions, plans: Map<string, BlamePlan>, evidence: Evidence): History {
+  const { written } = screened;
   const bySubject = new Map<string, Commit>();
   for (const c of screened.commits) if (!bySubject.has(subjectOf(c.message))) bySubject.set(subjectOf(c.message), c);
-  const gateOf = (fix: Commit, inducing: readonly string[], defect: readonly string[]) =>
-    classifyGate({
-      fixFiles: fix.files.map((f) => f.path),
-      fixMessage: fix.message,
-      inducingFiles: inducing,
-      defectFiles: defect,
-      repoName: options.repoName ?? null,
-    });
-  const dated = (c: Commit) => (writtenAt(c).source === 'author' ? 'author date' : 'committer date');
-  /** Why a signal has no delay to count: written together with its cause, or before it. Null when it has one. */
-  const noDelay = (fix: Commit, cause: Commit, what: string): { reason: ExclusionReason; detail: string } | null => {
-    const delay = at(fix) - at(cause);
-    if (delay > DELAY_ZERO_SECONDS) return null;
-    const by = dated(fix) === dated(cause) ? `by ${dated(fix)}` : `the fix by ${dated(fix)}, the cause by ${dated(cause)}`;
-    if (delay < -DELAY_ZERO_SECONDS) {
-      return {
-        reason: 'cause_after_fix',
-        detail: `${what} ${cause.sha.slice(0, 10)} was written ${(-delay / 86_400).toFixed(2)} d after the fix (${by}): a squashed or re-dated cause, no delay to measure`,
-      };
-    }
-    return {
-      reason: 'delay_zero',
-      detail: `${what} ${cause.sha.slice(0, 10)} was written at the same time (${by}, within ${DELAY_ZERO_SECONDS} s): fixed with its cause, not found later`,
-    };
+  return {
+    mode: screened.mode,
+    bySha: screened.bySha,
+    bySubject,
+    at: (c) => written.get(c.sha) ?? c.time,
+    windowSec: options.windowMs / 1000,
+    repoName: options.repoName ?? null,
+    plans,
+    evidence,
   };
+}
 
-  const judge = (cand: Candidate): Judged => {
-    const c = cand.commit;
-    const base = { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(at(c)) };
-    const signalBase = { ...base, committed_at: iso(c.time) };
-    const aside = (reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged => ({
-      setAside: { ...base, reason, detail, of },
-      lines,
-      blamed,
-    });
-    if (cand.kind === 'revert') {
-      const r = cand.revert as RevertInfo;
-      let target = r.sha ? findSha(bySha, r.sha) : undefined;
-      if (!target && r.quoted) target = bySubject.get(r.kind === 'reapply' ? `Revert "${r.quoted}"` : r.quoted);
-      if (target && target.time > c.time) target = undefined; // committed after the revert: not its target
-      const ofRevert =
-        r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
-      if (ofRevert) return aside('revert_of_revert', 'restores a reverted change; the first revert is the failure signal', target?.sha ?? r.sha);
-      const none = target ? noDelay(c, target, 'the reverted commit') : null;
-      if (target && none) return aside(none.reason, none.detail, target.sha);
-      const inducing = (target ?? c).files.map((f) => f.path);
-      const gate = gateOf(c, inducing, inducing);
-      return {
-        signal: {
-          ...signalBase,
-          fixes: target?.sha ?? r.sha,
-          candidates: target ? [target.sha] : [],
-          causes: target ? [causeOf(target, null)] : [],
-          delay_days: target ? (at(c) - at(target)) / 86_400 : null,
-          ...gate,
-          capped: false,
-        },
-        lines: 0,
-        blamed: false,
-      };
-    }
-    const plan = plans.get(c.sha) as BlamePlan;
-    if (plan.lines === 0) {
-      if (plan.added > 0) return aside('add_only', 'no blamed cause: the fix only adds lines (outside tests, docs, lockfiles and generated files)', null);
-      return aside('nothing_to_blame', 'no blamed cause: the fix changes only tests, docs, lockfiles, generated files, comments or blank lines', null);
-    }
-    const start = at(c) - windowSec;
-    const groups = evidence.blames.get(c.sha) ?? [];
-    const lines = new Map<string, number>();
-    const paths = new Map<string, Set<string>>();
-    // Blamed commits written after the fix (more than DELAY_ZERO_SECONDS): outside the window, which
-    // runs back from the fix, so never causes (as B-SZZ drops candidates later than the bug report).
-    // A fix written on a branch and rebased over such a change keeps its earlier causes.
-    const after = new Set<string>();
-    for (const raw of groups) {
-      // A branch commit older than the window, brought in by a merge inside it: the merge is the cause.
-      const viaMerge = raw.via ? bySha.get(raw.via) : undefined;
-      const writer = bySha.get(raw.sha);
-      const early = (writer ? at(writer) : 0) < start;
-      const g = early && viaMerge && at(viaMerge) >= start ? { ...raw, sha: viaMerge.sha } : raw;
-      const cause = bySha.get(g.sha);
-      if (g.boundary || !cause || at(cause) < start || cause.sha === c.sha) continue;
-      if (at(cause) - at(c) > DELAY_ZERO_SECONDS) {
-        after.add(cause.sha);
-        continue;
-      }
-      lines.set(g.sha, (lines.get(g.sha) ?? 0) + g.lines);
-      if (!paths.has(g.sha)) paths.set(g.sha, new Set());
-      paths.get(g.sha)?.add(g.path);
-    }
-    if (lines.size === 0 && after.size > 0) {
-      // Every cause in reach was written after the fix: the nearest says by how much.
-      const nearest = [...after].map((s) => bySha.get(s) as Commit).sort((a, b) => at(a) - at(b) || a.time - b.time)[0] as Commit;
-      const none = noDelay(c, nearest, after.size === 1 ? 'its cause' : `the nearest of its ${after.size} causes`);
-      if (none) return aside(none.reason, none.detail, nearest.sha, plan.lines, true);
-    }
-    if (lines.size === 0) return aside('cause_before_window', `its ${plan.lines} blamed line(s) were last touched before the window`, null, plan.lines, true);
-    // Most recently written first (R-SZZ); committer order, then blamed lines, break ties.
-    const causes = [...lines.keys()]
-      .map((s) => bySha.get(s) as Commit)
-      .sort((a, b) => at(b) - at(a) || b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
-    const primary = causes[0] as Commit;
-    const none = noDelay(c, primary, 'its cause');
-    if (none) return aside(none.reason, none.detail, primary.sha, plan.lines, true);
-    const gate = gateOf(
-      c,
-      primary.files.map((f) => f.path),
-      [...(paths.get(primary.sha) ?? [])],
+function judgeCandidate(h: History, cand: Candidate): Judged {
+  return cand.kind === 'revert' ? judgeRevert(h, cand) : judgeFix(h, cand);
+}
+
+/** A real revert: its cause is the commit it reverts. */
+function judgeRevert(h: History, cand: Candidate): Judged {
+  const c = cand.commit;
+  const r = cand.revert as RevertInfo;
+  const target = revertTarget(h, c, r);
+  const ofRevert = r.kind === 'reapply' || (r.quoted !== null && /^Revert "/.test(r.quoted)) || (target !== undefined && ownRevert(target.message) !== null);
+  if (ofRevert) return setAsideAs(h, cand, 'revert_of_revert', 'restores a reverted change; the first revert is the failure signal', target?.sha ?? r.sha);
+  const none = target ? noDelay(h, c, target, 'the reverted commit') : null;
+  if (target && none) return setAsideAs(h, cand, none.reason, none.detail, target.sha);
+  const inducing = (target ?? c).files.map((f) => f.path);
+  const gate = gateOf(h, c, inducing, inducing);
+  return {
+    signal: {
+      ...entryBase(h, cand),
+      committed_at: iso(c.time),
+      fixes: target?.sha ?? r.sha,
+      candidates: target ? [target.sha] : [],
+      causes: target ? [causeOf(h, target, null)] : [],
+      delay_days: target ? (h.at(c) - h.at(target)) / 86_400 : null,
+      ...gate,
+      capped: false,
+    },
+    lines: 0,
+    blamed: false,
+  };
+}
+
+/** The reverted commit: by its sha, else by its quoted subject. */
+function revertTarget(h: History, revert: Commit, r: RevertInfo): Commit | undefined {
+  let target = r.sha ? findSha(h.bySha, r.sha) : undefined;
+  if (!target && r.quoted) target = h.bySubject.get(r.kind === 'reapply' ? `Revert "${r.quoted}"` : r.quoted);
+  if (target && target.time > revert.time) return undefined; // committed after the revert: not its target
+  return target;
+}
+
+/** A fix (SZZ): its causes are the commits inside the window that last touched its blamed lines. */
+function judgeFix(h: History, cand: Candidate): Judged {
+  const c = cand.commit;
+  const plan = h.plans.get(c.sha) as BlamePlan;
+  if (plan.lines === 0) {
+    if (plan.added > 0)
+      return setAsideAs(h, cand, 'add_only', 'no blamed cause: the fix only adds lines (outside tests, docs, lockfiles and generated files)', null);
+    return setAsideAs(
+      h,
+      cand,
+      'nothing_to_blame',
+      'no blamed cause: the fix changes only tests, docs, lockfiles, generated files, comments or blank lines',
+      null,
     );
-    return {
-      signal: {
-        ...signalBase,
-        fixes: primary.sha,
-        candidates: causes.map((x) => x.sha),
-        causes: causes.map((x) => causeOf(x, lines.get(x.sha) ?? 0)),
-        delay_days: (at(c) - at(primary)) / 86_400,
-        ...gate,
-        capped: plan.capped || (evidence.capped?.has(c.sha) ?? false),
-      },
-      lines: plan.lines,
-      blamed: true,
-    };
+  }
+  const { lines, paths, after } = blameInWindow(h, c);
+  if (lines.size === 0 && after.size > 0) {
+    // Every cause in reach was written after the fix: the nearest says by how much.
+    const nearest = [...after].map((s) => h.bySha.get(s) as Commit).sort((a, b) => h.at(a) - h.at(b) || a.time - b.time)[0] as Commit;
+    const none = noDelay(h, c, nearest, after.size === 1 ? 'its cause' : `the nearest of its ${after.size} causes`);
+    if (none) return setAsideAs(h, cand, none.reason, none.detail, nearest.sha, plan.lines, true);
+  }
+  if (lines.size === 0)
+    return setAsideAs(h, cand, 'cause_before_window', `its ${plan.lines} blamed line(s) were last touched before the window`, null, plan.lines, true);
+  const causes = rankCauses(h, lines);
+  const primary = causes[0] as Commit;
+  const none = noDelay(h, c, primary, 'its cause');
+  if (none) return setAsideAs(h, cand, none.reason, none.detail, primary.sha, plan.lines, true);
+  const gate = gateOf(
+    h,
+    c,
+    primary.files.map((f) => f.path),
+    [...(paths.get(primary.sha) ?? [])],
+  );
+  return {
+    signal: {
+      ...entryBase(h, cand),
+      committed_at: iso(c.time),
+      fixes: primary.sha,
+      candidates: causes.map((x) => x.sha),
+      causes: causes.map((x) => causeOf(h, x, lines.get(x.sha) ?? 0)),
+      delay_days: (h.at(c) - h.at(primary)) / 86_400,
+      ...gate,
+      capped: plan.capped || (h.evidence.capped?.has(c.sha) ?? false),
+    },
+    lines: plan.lines,
+    blamed: true,
   };
+}
 
-  const judged = new Map(screened.candidates.map((cand) => [cand.commit.sha, judge(cand)]));
-  // Of the copies of one patch, the one that stays is the earliest that keeps a cause (a signal),
-  // else the earliest; the others are duplicates of it. An imported copy can be the one with a cause
-  // when the original's own history was rewritten.
+interface BlameInWindow {
+  /** Blamed lines per cause. */
+  lines: Map<string, number>;
+  /** The paths of those lines, per cause. */
+  paths: Map<string, Set<string>>;
+  /** Blamed commits inside the window but written after the fix. */
+  after: Set<string>;
+}
+
+/** A fix's blamed lines, by the commit inside its window that last touched them. */
+function blameInWindow(h: History, fix: Commit): BlameInWindow {
+  const start = h.at(fix) - h.windowSec;
+  const lines = new Map<string, number>();
+  const paths = new Map<string, Set<string>>();
+  // Blamed commits written after the fix (more than DELAY_ZERO_SECONDS): outside the window, which
+  // runs back from the fix, so never causes (as B-SZZ drops candidates later than the bug report).
+  // A fix written on a branch and rebased over such a change keeps its earlier causes.
+  const after = new Set<string>();
+  for (const raw of h.evidence.blames.get(fix.sha) ?? []) {
+    // A branch commit older than the window, brought in by a merge inside it: the merge is the cause.
+    const viaMerge = raw.via ? h.bySha.get(raw.via) : undefined;
+    const writer = h.bySha.get(raw.sha);
+    const early = (writer ? h.at(writer) : 0) < start;
+    const g = early && viaMerge && h.at(viaMerge) >= start ? { ...raw, sha: viaMerge.sha } : raw;
+    const cause = h.bySha.get(g.sha);
+    if (g.boundary || !cause || h.at(cause) < start || cause.sha === fix.sha) continue;
+    if (h.at(cause) - h.at(fix) > DELAY_ZERO_SECONDS) {
+      after.add(cause.sha);
+      continue;
+    }
+    lines.set(g.sha, (lines.get(g.sha) ?? 0) + g.lines);
+    if (!paths.has(g.sha)) paths.set(g.sha, new Set());
+    paths.get(g.sha)?.add(g.path);
+  }
+  return { lines, paths, after };
+}
+
+/** Most recently written first (R-SZZ); committer order, then blamed lines, break ties. */
+function rankCauses(h: History, lines: ReadonlyMap<string, number>): Commit[] {
+  return [...lines.keys()]
+    .map((s) => h.bySha.get(s) as Commit)
+    .sort((a, b) => h.at(b) - h.at(a) || b.time - a.time || (lines.get(b.sha) ?? 0) - (lines.get(a.sha) ?? 0));
+}
+
+function causeOf(h: History, c: Commit, lines: number | null): Cause {
+  const header = parseConventional(subjectOf(c.message));
+  const type = c.parents.length > 1 ? 'merge' : header ? header.type : commitKind(c.message, h.mode);
+  return { sha: c.sha, subject: subjectOf(c.message), at: iso(h.at(c)), committed_at: iso(c.time), lines, type };
+}
+
+function gateOf(h: History, fix: Commit, inducing: readonly string[], defect: readonly string[]): GateResult {
+  return classifyGate({
+    fixFiles: fix.files.map((f) => f.path),
+    fixMessage: fix.message,
+    inducingFiles: inducing,
+    defectFiles: defect,
+    repoName: h.repoName,
+  });
+}
+
+function datedBy(c: Commit): string {
+  return writtenAt(c).source === 'author' ? 'author date' : 'committer date';
+}
+
+/** Why a signal has no delay to count: written together with its cause, or before it. Null when it has one. */
+function noDelay(h: History, fix: Commit, cause: Commit, what: string): { reason: ExclusionReason; detail: string } | null {
+  const delay = h.at(fix) - h.at(cause);
+  if (delay > DELAY_ZERO_SECONDS) return null;
+  const by = datedBy(fix) === datedBy(cause) ? `by ${datedBy(fix)}` : `the fix by ${datedBy(fix)}, the cause by ${datedBy(cause)}`;
+  if (delay < -DELAY_ZERO_SECONDS) {
+    return {
+      reason: 'cause_after_fix',
+      detail: `${what} ${cause.sha.slice(0, 10)} was written ${(-delay / 86_400).toFixed(2)} d after the fix (${by}): a squashed or re-dated cause, no delay to measure`,
+    };
+  }
+  return {
+    reason: 'delay_zero',
+    detail: `${what} ${cause.sha.slice(0, 10)} was written at the same time (${by}, within ${DELAY_ZERO_SECONDS} s): fixed with its cause, not found later`,
+  };
+}
+
+/** The fields a candidate's signal and set-aside entry open with. */
+function entryBase(h: History, cand: Candidate): Pick<SetAsideSignal, 'kind' | 'sha' | 'subject' | 'at'> {
+  const c = cand.commit;
+  return { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(h.at(c)) };
+}
+
+function setAsideAs(h: History, cand: Candidate, reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged {
+  return { setAside: { ...entryBase(h, cand), reason, detail, of }, lines, blamed };
+}
+
+/**
+ * Each duplicate's sha → the copy that stays. Of the copies of one patch, the one that stays is the
+ * earliest that keeps a cause (a signal), else the earliest. An imported copy can be the one with a
+ * cause when the original's own history was rewritten.
+ */
+function duplicatesOf(copies: ReadonlyMap<string, readonly string[]>, judged: ReadonlyMap<string, Judged>): Map<string, string> {
   const duplicateOf = new Map<string, string>();
   for (const group of copies.values()) {
     const stays = group.find((s) => judged.get(s)?.signal) ?? (group[0] as string);
     for (const s of group) if (s !== stays) duplicateOf.set(s, stays);
   }
+  return duplicateOf;
+}
 
+interface Outcomes {
+  signals: Signal[];
+  setAside: SetAsideSignal[];
+  setAsideLines: Record<string, number>;
+  fixesBlamed: number;
+  linesBlamed: number;
+}
+
+/** The candidates, in history order, as signals or set aside (after the early exclusions), and what their blame counted. */
+function collectOutcomes(h: History, screened: Screened, judged: ReadonlyMap<string, Judged>, duplicateOf: ReadonlyMap<string, string>): Outcomes {
   const signals: Signal[] = [];
   const setAside: SetAsideSignal[] = [...screened.early];
   const setAsideLines: Record<string, number> = {};
@@ -471,14 +567,14 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
         kind: cand.kind,
         sha: c.sha,
         subject: subjectOf(c.message),
-        at: iso(at(c)),
+        at: iso(h.at(c)),
         reason: 'duplicate',
         detail: `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`,
         of: stays,
       });
       continue;
     }
-    const plan = plans.get(c.sha);
+    const plan = h.plans.get(c.sha);
     if (plan) for (const [k, v] of Object.entries(plan.setAside)) setAsideLines[k] = (setAsideLines[k] ?? 0) + v;
     const j = judged.get(c.sha) as Judged;
     if (j.blamed) {
@@ -488,33 +584,25 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
     if (j.signal) signals.push(j.signal);
     else setAside.push(j.setAside);
   }
+  return { signals, setAside, setAsideLines, fixesBlamed, linesBlamed };
+}
 
+function assembleReport(screened: Screened, options: GitHistoryOptions, outcomes: Outcomes): GitHistoryReport {
+  const { signals, setAside } = outcomes;
   const total = signals.length;
-  const buckets = Object.fromEntries(
-    GATES.map((g) => {
-      const inBucket = signals.filter((s) => s.gate === g);
-      return [g, { count: inBucket.length, share: total === 0 ? null : inBucket.length / total, examples: inBucket.slice(0, EXAMPLES_PER_BUCKET) }];
-    }),
-  ) as GitHistoryReport['buckets'];
+  const buckets = bucketsOf(signals);
   const self = buckets.self_reflection.count;
   const selfShare = wilson(self, total);
-  const excluded = Object.fromEntries(EXCLUSIONS.map((e) => [e, setAside.filter((s) => s.reason === e).length])) as Record<ExclusionReason, number>;
   const depth = depthNote(options, screened.commits);
-  let verdict: Verdict;
-  let reason: string;
-  if (counts.in_range === 0) [verdict, reason] = ['INCONCLUSIVE', 'no commits in range'];
-  else if (depth.short) [verdict, reason] = ['INCONCLUSIVE', depth.text];
-  else if (total === 0) [verdict, reason] = ['INCONCLUSIVE', `no failure signals in ${counts.in_range} commits`];
-  else if (total < MIN_SIGNALS) [verdict, reason] = ['INCONCLUSIVE', `only ${total} failure signal(s); need ${MIN_SIGNALS}`];
-  else [verdict, reason] = shareVerdict(selfShare, `${self} of ${total} signals`, 'by the heuristic alone');
+  const [verdict, reason] = heuristicVerdict(screened.counts.in_range, depth, self, selfShare, total);
   return {
     analysis: 'git-history',
     kill_condition: GIT_KILL_CONDITION,
     verdict,
     reason,
     evidence: 'heuristic',
-    mode,
-    commits: counts,
+    mode: screened.mode,
+    commits: screened.counts,
     dates: screened.dates,
     signals: {
       total,
@@ -523,12 +611,36 @@ export function analyzeGitHistory(input: readonly Commit[], options: GitHistoryO
       capped: signals.filter((s) => s.capped).length,
     },
     self_share: selfShare,
-    excluded,
-    blame: { fixes_blamed: fixesBlamed, lines_blamed: linesBlamed, set_aside_lines: setAsideLines, depth: depth.text },
+    excluded: exclusionCounts(setAside),
+    blame: { fixes_blamed: outcomes.fixesBlamed, lines_blamed: outcomes.linesBlamed, set_aside_lines: outcomes.setAsideLines, depth: depth.text },
     buckets,
     list: signals,
     set_aside: setAside.sort((a, b) => a.at.localeCompare(b.at) || a.sha.localeCompare(b.sha)),
   };
+}
+
+/** The signals by gate: how many, their share, the first few. */
+function bucketsOf(signals: readonly Signal[]): GitHistoryReport['buckets'] {
+  const total = signals.length;
+  return Object.fromEntries(
+    GATES.map((g) => {
+      const inBucket = signals.filter((s) => s.gate === g);
+      return [g, { count: inBucket.length, share: total === 0 ? null : inBucket.length / total, examples: inBucket.slice(0, EXAMPLES_PER_BUCKET) }];
+    }),
+  ) as GitHistoryReport['buckets'];
+}
+
+function exclusionCounts(setAside: readonly SetAsideSignal[]): Record<ExclusionReason, number> {
+  return Object.fromEntries(EXCLUSIONS.map((e) => [e, setAside.filter((s) => s.reason === e).length])) as Record<ExclusionReason, number>;
+}
+
+/** The verdict on the heuristic's signals: inconclusive without enough history or signals, else the share's. */
+function heuristicVerdict(inRange: number, depth: { short: boolean; text: string }, self: number, selfShare: Proportion, total: number): [Verdict, string] {
+  if (inRange === 0) return ['INCONCLUSIVE', 'no commits in range'];
+  if (depth.short) return ['INCONCLUSIVE', depth.text];
+  if (total === 0) return ['INCONCLUSIVE', `no failure signals in ${inRange} commits`];
+  if (total < MIN_SIGNALS) return ['INCONCLUSIVE', `only ${total} failure signal(s); need ${MIN_SIGNALS}`];
+  return shareVerdict(selfShare, `${self} of ${total} signals`, 'by the heuristic alone');
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
