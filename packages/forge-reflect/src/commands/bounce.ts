@@ -1,11 +1,13 @@
 /** `forge-reflect bounce`: record a review, test or feedback check for a task and decide approve, bounce or escalate. */
 import type { FeedbackV1, ReviewResultV1, TestResultV1 } from '@forge-reflect/reflection-types';
 import { openDrainedLog } from '../log/drain.js';
+import type { EventLog } from '../log/event-log.js';
 import { usageError } from '../errors.js';
 import { painter, useColour, writeJson } from '../output.js';
 import { resolveStateDir } from '../state-dir.js';
 import { writeAttemptFile } from '../loops/attempt-key.js';
 import {
+  type BounceDecision,
   decide,
   DEFAULT_POLICY,
   parsePolicy,
@@ -15,8 +17,9 @@ import {
   summarizeTests,
   type CheckSummary,
   type LoopPolicy,
+  type TaskHistory,
 } from '../loops/bounce-core.js';
-import { recordCheck, taskHistory } from '../loops/bounce-store.js';
+import { type RecordedCheck, recordCheck, taskHistory } from '../loops/bounce-store.js';
 import { resolveNow } from '../loops/clock.js';
 import { readJsonFile, readValidated } from '../loops/input-file.js';
 import { insertLoopEvents, type LoopEvent } from '../loops/loop-events.js';
@@ -47,79 +50,135 @@ function readPolicy(file: unknown): LoopPolicy {
   return parsed;
 }
 
+/** The task, the check and the policy, every input read and checked before anything is written. */
+interface Request {
+  task: string;
+  now: number;
+  json: boolean;
+  check: CheckSummary;
+  policy: LoopPolicy;
+  stateDir: string;
+}
+
+/** The decision on the check, against the task's history, and what it writes to the log. */
+interface Bounce extends Request {
+  history: TaskHistory;
+  decision: BounceDecision;
+  events: LoopEvent[];
+  /** The fix-mode brief, on a bounce. */
+  brief: string | undefined;
+}
+
+/** What was written: the check's row, and the attempt the task's next reflection carries. */
+interface Written {
+  recorded: RecordedCheck;
+  attempt: number;
+  attemptFile: string;
+}
+
 export async function run(args: Record<string, unknown>): Promise<number> {
-  const task = taskArg(args);
-  const now = resolveNow(args);
-  // Everything is read and checked before anything is written.
-  const check = readCheck(args);
-  const policy = readPolicy(args.policy);
-  const stateDir = resolveStateDir();
-  const log = openDrainedLog(stateDir);
-  let output: Record<string, unknown>;
-  let brief: string | undefined;
+  const request = readRequest(args);
+  const log = openDrainedLog(request.stateDir);
+  let bounce: Bounce;
+  let written: Written;
   try {
-    const history = taskHistory(log.db, task, check.phase);
-    const decision = decide(check, history, policy);
-    const recorded = recordCheck(log.db, task, check, decision, now);
-    const events: LoopEvent[] = [];
-    const base = { task_ref: task, phase: check.phase };
-    if (decision.decision === 'bounce') {
-      events.push({
-        type: 'loop.phase_bounce',
-        payload: {
-          ...base,
-          from: check.phase,
-          to: 'implementation',
-          bounce: decision.bounce_number,
-          actionable: check.items.length,
-          total: check.total,
-          items: check.items.map((i) => i.id),
-        },
-      });
-    }
-    if (decision.rule === 'diminishing_returns') {
-      events.push({
-        type: 'loop.diminishing_returns',
-        payload: { ...base, bounces: history.bounces, actionable: check.items.length, previous_actionable: history.last_actionable },
-      });
-    }
-    if (decision.decision === 'escalate') {
-      events.push({
-        type: 'loop.escalated',
-        payload: { ...base, rule: decision.rule, reason: decision.reason, bounces: history.bounces, regressions: decision.regressions },
-      });
-    }
-    insertLoopEvents(log, events, now);
-    const attempt = recorded.task_bounces + 1;
-    const attemptFile = writeAttemptFile(stateDir, task, attempt);
-    if (decision.decision === 'bounce') brief = renderFixBrief(task, check.phase, decision, policy);
-    output = {
-      task_ref: task,
-      phase: check.phase,
-      decision: decision.decision,
-      rule: decision.rule,
-      reason: decision.reason,
-      bounce_number: decision.bounce_number ?? null,
-      phase_bounces: decision.decision === 'bounce' ? (decision.bounce_number ?? 0) : history.bounces,
-      max_bounces: policy.max_bounces[check.phase],
-      task_bounces: recorded.task_bounces,
-      next_reflection_attempt: attempt,
-      attempt_file: attemptFile,
-      total_items: check.total,
-      actionable: check.items.length,
-      items: decision.decision === 'bounce' ? decision.items : [],
-      human_only: decision.human_only,
-      regressions: decision.regressions,
-      resolved_previous: recorded.closed_bounce ?? null,
-      brief: brief ?? null,
-    };
+    bounce = decideCheck(log, request);
+    written = recordBounce(log, bounce);
   } finally {
     log.close();
   }
-  if (args.json) {
-    writeJson(output);
-    return 0;
+  const output = bounceOutput(bounce, written);
+  if (bounce.json) writeJson(output);
+  else printDecision(bounce, output);
+  return 0;
+}
+
+function readRequest(args: Record<string, unknown>): Request {
+  const task = taskArg(args);
+  const now = resolveNow(args);
+  const check = readCheck(args);
+  const policy = readPolicy(args.policy);
+  return { task, now, json: Boolean(args.json), check, policy, stateDir: resolveStateDir() };
+}
+
+function decideCheck({ db }: EventLog, request: Request): Bounce {
+  const { task, check, policy } = request;
+  const history = taskHistory(db, task, check.phase);
+  const decision = decide(check, history, policy);
+  return {
+    ...request,
+    history,
+    decision,
+    events: decisionEvents(task, check, history, decision),
+    brief: decision.decision === 'bounce' ? renderFixBrief(task, check.phase, decision, policy) : undefined,
+  };
+}
+
+/** The loop events a decision raises, in this order: the bounce, diminishing returns, the escalation. */
+function decisionEvents(task: string, check: CheckSummary, history: TaskHistory, decision: BounceDecision): LoopEvent[] {
+  const events: LoopEvent[] = [];
+  const base = { task_ref: task, phase: check.phase };
+  if (decision.decision === 'bounce') {
+    events.push({
+      type: 'loop.phase_bounce',
+      payload: {
+        ...base,
+        from: check.phase,
+        to: 'implementation',
+        bounce: decision.bounce_number,
+        actionable: check.items.length,
+        total: check.total,
+        items: check.items.map((i) => i.id),
+      },
+    });
   }
+  if (decision.rule === 'diminishing_returns') {
+    events.push({
+      type: 'loop.diminishing_returns',
+      payload: { ...base, bounces: history.bounces, actionable: check.items.length, previous_actionable: history.last_actionable },
+    });
+  }
+  if (decision.decision === 'escalate') {
+    events.push({
+      type: 'loop.escalated',
+      payload: { ...base, rule: decision.rule, reason: decision.reason, bounces: history.bounces, regressions: decision.regressions },
+    });
+  }
+  return events;
+}
+
+/** The check and its events into the log, then the attempt file for the Stop hook. */
+function recordBounce(log: EventLog, { task, check, decision, events, now, stateDir }: Bounce): Written {
+  const recorded = recordCheck(log.db, task, check, decision, now);
+  insertLoopEvents(log, events, now);
+  const attempt = recorded.task_bounces + 1;
+  return { recorded, attempt, attemptFile: writeAttemptFile(stateDir, task, attempt) };
+}
+
+function bounceOutput({ task, check, policy, history, decision, brief }: Bounce, { recorded, attempt, attemptFile }: Written): Record<string, unknown> {
+  return {
+    task_ref: task,
+    phase: check.phase,
+    decision: decision.decision,
+    rule: decision.rule,
+    reason: decision.reason,
+    bounce_number: decision.bounce_number ?? null,
+    phase_bounces: decision.decision === 'bounce' ? (decision.bounce_number ?? 0) : history.bounces,
+    max_bounces: policy.max_bounces[check.phase],
+    task_bounces: recorded.task_bounces,
+    next_reflection_attempt: attempt,
+    attempt_file: attemptFile,
+    total_items: check.total,
+    actionable: check.items.length,
+    items: decision.decision === 'bounce' ? decision.items : [],
+    human_only: decision.human_only,
+    regressions: decision.regressions,
+    resolved_previous: recorded.closed_bounce ?? null,
+    brief: brief ?? null,
+  };
+}
+
+function printDecision({ task, check, brief }: Bounce, output: Record<string, unknown>): void {
   const paint = painter(useColour());
   const word = output.decision === 'approve' ? paint.ok('approve') : output.decision === 'bounce' ? paint.bold('bounce') : paint.bad('escalate');
   process.stdout.write(`${word} (${String(output.rule)}): ${String(output.reason)}\n`);
@@ -129,5 +188,4 @@ export async function run(args: Record<string, unknown>): Promise<number> {
     ),
   );
   if (brief) process.stdout.write(`\n${brief}`);
-  return 0;
 }

@@ -1,5 +1,6 @@
 /** `forge-reflect learn <action>`: keep learned patterns and move their confidence on feedback. */
 import { openDrainedLog } from '../log/drain.js';
+import type { EventLog } from '../log/event-log.js';
 import { openDrainedLogForReading } from '../log/reading-log.js';
 import { usageError } from '../errors.js';
 import { formatTable, writeJson } from '../output.js';
@@ -9,6 +10,7 @@ import { LEARNING_SOURCES, LEARNING_TYPES, type LearningSource, type LearningTyp
 import {
   addLearning,
   appliedLearning,
+  type Change,
   confirmLearning,
   decayLearnings,
   dismissLearning,
@@ -20,6 +22,7 @@ import {
 import { insertLoopEvents, type LoopEvent } from '../loops/loop-events.js';
 
 export const LEARN_ACTIONS = ['add', 'list', 'search', 'dismiss', 'confirm', 'applied', 'rewritten', 'decay', 'prune'] as const;
+type LearnAction = (typeof LEARN_ACTIONS)[number];
 
 function requiredText(args: Record<string, unknown>, name: string, example: string): string {
   const value = args[name];
@@ -54,100 +57,144 @@ function describeEvents(events: readonly LoopEvent[]): string {
     .join('');
 }
 
+/** The events as --json shows them: each one flat, its type beside its payload. */
+function changesOf(events: readonly LoopEvent[]): Array<Record<string, unknown>> {
+  return events.map((e) => ({ type: e.type, ...e.payload }));
+}
+
+/**
+ * The action and the options checked before the log is opened. The action's own operands (the id,
+ * --content, --human, search text) are read once it is open.
+ */
+interface Request {
+  args: Record<string, unknown>;
+  action: LearnAction;
+  now: number;
+  json: boolean;
+  /** add's kind of learning and where it came from. */
+  added?: { type: LearningType; source: LearningSource };
+}
+
+/** What an action works on: the request and the open log. */
+interface Learn extends Request {
+  log: EventLog;
+}
+
+/** What an action prints: its --json value, else its text. */
+interface Result {
+  json: unknown;
+  text: string;
+}
+
 export async function run(args: Record<string, unknown>): Promise<number> {
+  const request = resolveRequest(args);
+  const log = openLogFor(request.action);
+  let result: Result;
+  try {
+    result = ACTIONS[request.action]({ ...request, log });
+  } finally {
+    log.close();
+  }
+  printResult(result, request.json);
+  return 0;
+}
+
+function resolveRequest(args: Record<string, unknown>): Request {
   const action = String(args.action);
   if (!(LEARN_ACTIONS as readonly string[]).includes(action))
     throw usageError(`unknown learn action ${JSON.stringify(action)}; use one of ${LEARN_ACTIONS.join(', ')}`);
   const now = resolveNow(args);
-  // Validate options before opening anything.
-  let type: LearningType | undefined;
-  let source: LearningSource | undefined;
-  if (action === 'add') {
-    type = String(args.type ?? 'semantic') as LearningType;
-    if (!(LEARNING_TYPES as readonly string[]).includes(type)) throw usageError(`--type must be one of ${LEARNING_TYPES.join(', ')}`);
-    source = String(args.source ?? 'machine') as LearningSource;
-    if (!(LEARNING_SOURCES as readonly string[]).includes(source)) throw usageError(`--source must be one of ${LEARNING_SOURCES.join(', ')}`);
-  }
+  const request: Request = { args, action: action as LearnAction, now, json: Boolean(args.json) };
+  if (action === 'add') request.added = addedKind(args);
+  return request;
+}
+
+function addedKind(args: Record<string, unknown>): { type: LearningType; source: LearningSource } {
+  const type = String(args.type ?? 'semantic') as LearningType;
+  if (!(LEARNING_TYPES as readonly string[]).includes(type)) throw usageError(`--type must be one of ${LEARNING_TYPES.join(', ')}`);
+  const source = String(args.source ?? 'machine') as LearningSource;
+  if (!(LEARNING_SOURCES as readonly string[]).includes(source)) throw usageError(`--source must be one of ${LEARNING_SOURCES.join(', ')}`);
+  return { type, source };
+}
+
+/** Only `add` makes something from nothing; every other action on no state finds nothing to change. */
+function openLogFor(action: LearnAction): EventLog {
   const stateDir = resolveStateDir();
-  // only `add` makes something from nothing; every other action on no state finds nothing to change
-  const log = action === 'add' ? openDrainedLog(stateDir) : openDrainedLogForReading(stateDir);
-  let out: unknown;
-  let text: string;
-  try {
-    const db = log.db;
-    const apply = (events: readonly LoopEvent[]) => insertLoopEvents(log, events, now);
-    switch (action) {
-      case 'add': {
-        const tags = (Array.isArray(args.tags) ? args.tags : args.tags === undefined ? [] : [args.tags]).flatMap((t) => String(t).split(','));
-        const change = addLearning(
-          db,
-          {
-            type: type as LearningType,
-            source: source as LearningSource,
-            content: requiredText(args, 'content', '--content "…"'),
-            context: String(args.context ?? ''),
-            tags,
-          },
-          now,
-        );
-        apply(change.events);
-        out = change.learning;
-        text = `added learning #${change.learning.id} (${change.learning.type}, confidence ${change.learning.confidence.toFixed(2)})\n`;
-        break;
-      }
-      case 'list':
-      case 'search': {
-        const filter = {
-          ...(args.tag !== undefined ? { tag: String(args.tag) } : {}),
-          ...(action === 'search' && args.target !== undefined ? { text: String(args.target) } : {}),
-          includeArchived: Boolean(args.all),
-        };
-        if (action === 'search' && filter.text === undefined && filter.tag === undefined)
-          throw usageError('learn search needs text or --tag, e.g. learn search "null check" --tag auth');
-        const list = listLearnings(db, filter);
-        out = list;
-        text = rows(list);
-        break;
-      }
-      case 'dismiss':
-      case 'confirm':
-      case 'applied':
-      case 'rewritten': {
-        const id = idArg(args, action);
-        const change =
-          action === 'dismiss'
-            ? dismissLearning(db, id, args.reason === undefined ? undefined : String(args.reason), now)
-            : action === 'confirm'
-              ? confirmLearning(db, id, now)
-              : action === 'applied'
-                ? appliedLearning(db, id, now)
-                : rewrittenLearning(db, id, requiredText(args, 'human', '--human "use early returns"'), now);
-        apply(change.events);
-        out = { learning: change.learning, created: change.created ?? null, changes: change.events.map((e) => ({ type: e.type, ...e.payload })) };
-        text = describeEvents(change.events);
-        break;
-      }
-      case 'decay': {
-        const result = decayLearnings(db, now);
-        apply(result.events);
-        out = { changed: result.changed, changes: result.events.map((e) => ({ type: e.type, ...e.payload })) };
-        text = result.events.length === 0 ? 'nothing to decay\n' : describeEvents(result.events);
-        break;
-      }
-      default: {
-        const result = pruneLearnings(db, now);
-        apply(result.events);
-        out = { archived: result.archived };
-        text =
-          result.archived.length === 0
-            ? 'nothing to archive\n'
-            : result.archived.map((l) => `archived #${l.id} (${l.archive_reason ?? ''}, confidence ${l.confidence.toFixed(2)})\n`).join('');
-      }
-    }
-  } finally {
-    log.close();
-  }
-  if (args.json) writeJson(out);
+  return action === 'add' ? openDrainedLog(stateDir) : openDrainedLogForReading(stateDir);
+}
+
+const ACTIONS: Record<LearnAction, (learn: Learn) => Result> = {
+  add: addOne,
+  list: listMatching,
+  search: listMatching,
+  dismiss: giveFeedback,
+  confirm: giveFeedback,
+  applied: giveFeedback,
+  rewritten: giveFeedback,
+  decay: decayUnused,
+  prune: archiveWeak,
+};
+
+function addOne({ args, log, now, added }: Learn): Result {
+  const { type, source } = added as { type: LearningType; source: LearningSource };
+  const tags = (Array.isArray(args.tags) ? args.tags : args.tags === undefined ? [] : [args.tags]).flatMap((t) => String(t).split(','));
+  const change = addLearning(log.db, { type, source, content: requiredText(args, 'content', '--content "…"'), context: String(args.context ?? ''), tags }, now);
+  insertLoopEvents(log, change.events, now);
+  const { learning } = change;
+  return { json: learning, text: `added learning #${learning.id} (${learning.type}, confidence ${learning.confidence.toFixed(2)})\n` };
+}
+
+function listMatching({ args, action, log }: Learn): Result {
+  const filter = {
+    ...(args.tag !== undefined ? { tag: String(args.tag) } : {}),
+    ...(action === 'search' && args.target !== undefined ? { text: String(args.target) } : {}),
+    includeArchived: Boolean(args.all),
+  };
+  if (action === 'search' && filter.text === undefined && filter.tag === undefined)
+    throw usageError('learn search needs text or --tag, e.g. learn search "null check" --tag auth');
+  const list = listLearnings(log.db, filter);
+  return { json: list, text: rows(list) };
+}
+
+/** dismiss, confirm, applied, rewritten: a person's word on one learning. */
+function giveFeedback({ args, action, log, now }: Learn): Result {
+  const change = feedbackChange(log, action, idArg(args, action), args, now);
+  insertLoopEvents(log, change.events, now);
+  return {
+    json: { learning: change.learning, created: change.created ?? null, changes: changesOf(change.events) },
+    text: describeEvents(change.events),
+  };
+}
+
+function feedbackChange({ db }: EventLog, action: LearnAction, id: number, args: Record<string, unknown>, now: number): Change {
+  if (action === 'dismiss') return dismissLearning(db, id, args.reason === undefined ? undefined : String(args.reason), now);
+  if (action === 'confirm') return confirmLearning(db, id, now);
+  if (action === 'applied') return appliedLearning(db, id, now);
+  return rewrittenLearning(db, id, requiredText(args, 'human', '--human "use early returns"'), now);
+}
+
+function decayUnused({ log, now }: Learn): Result {
+  const result = decayLearnings(log.db, now);
+  insertLoopEvents(log, result.events, now);
+  return {
+    json: { changed: result.changed, changes: changesOf(result.events) },
+    text: result.events.length === 0 ? 'nothing to decay\n' : describeEvents(result.events),
+  };
+}
+
+function archiveWeak({ log, now }: Learn): Result {
+  const { archived, events } = pruneLearnings(log.db, now);
+  insertLoopEvents(log, events, now);
+  return {
+    json: { archived },
+    text:
+      archived.length === 0
+        ? 'nothing to archive\n'
+        : archived.map((l) => `archived #${l.id} (${l.archive_reason ?? ''}, confidence ${l.confidence.toFixed(2)})\n`).join(''),
+  };
+}
+
+function printResult({ json, text }: Result, asJson: boolean): void {
+  if (asJson) writeJson(json);
   else process.stdout.write(text);
-  return 0;
 }
