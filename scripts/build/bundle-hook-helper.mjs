@@ -15,7 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const common = {
   bundle: true,
   platform: 'node',
-  format: 'cjs', // CommonJS: node loads one CJS file ~4 ms faster than the same code as ESM
+  format: 'cjs', // CommonJS: node loads one CJS file faster than the same code as ESM
   target: 'node20',
   minify: true,
   legalComments: 'none',

@@ -1,10 +1,9 @@
 /**
  * Node built-ins taken when first used instead of at import. An ESM `import … from 'node:crypto'`
  * builds the whole module namespace when the importing module loads (its lazy `webcrypto` too),
- * and node:child_process brings net, dgram and the streams: ~5–9 ms for the two at the start of
- * every command whose modules name them, whether or not it ever hashes or spawns (`ingest` with a
- * log, 8 runs each in turn: 146–150 ms with the imports, ~141 without). Not for the Stop hook's
- * helper: its CommonJS bundle has no import.meta (scripts/build/bundle-hook-helper.mjs refuses it).
+ * and node:child_process brings net, dgram and the streams, at the start of every command whose
+ * modules name them, whether or not it ever hashes or spawns. Not for the Stop hook's helper: its
+ * CommonJS bundle has no import.meta (scripts/build/bundle-hook-helper.mjs refuses it).
  */
 import { createRequire } from 'node:module';
 
