@@ -22,7 +22,6 @@ import {
   readSettingsFile,
   resolveRepo,
   type SettingsFile,
-  settingsFileFor,
   SLASH_COMMAND,
   slashCommandSource,
   STATE_DIR,
@@ -125,11 +124,11 @@ export async function run(args: Record<string, unknown>): Promise<number> {
 function resolveRequest(args: Record<string, unknown>): Request {
   const repo = resolveRepo(args.repo);
   const runtimes = parseRuntimes(args.runtime);
-  const targets = runtimes.map((runtime) => {
-    const module = runtimeModule(runtime);
-    const rel = runtime === 'claude-code' ? settingsFileFor(Boolean(args.local)) : module.registrationFile(false);
-    return { runtime, rel, registration: loadRegistration(runtime) };
-  });
+  const targets = runtimes.map((runtime) => ({
+    runtime,
+    rel: runtimeModule(runtime).registrationFile(Boolean(args.local)),
+    registration: loadRegistration(runtime),
+  }));
   return {
     repo,
     dryRun: Boolean(args.dryRun),

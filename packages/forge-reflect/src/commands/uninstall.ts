@@ -132,7 +132,7 @@ export async function run(args: Record<string, unknown>): Promise<number> {
 function resolveRequest(args: Record<string, unknown>): Request {
   const repo = resolveRepo(args.repo);
   const runtimes = parseRuntimes(args.runtime);
-  const targetRels = runtimes.map((r) => (r === 'claude-code' ? settingsFileFor(Boolean(args.local)) : runtimeModule(r).registrationFile(false)));
+  const targetRels = runtimes.map((r) => runtimeModule(r).registrationFile(Boolean(args.local)));
   return {
     repo,
     dryRun: Boolean(args.dryRun),
@@ -163,6 +163,16 @@ function planRemoval({ repo, plan, gone }: Uninstall, rel: string, detail: strin
   plan.steps.push({ action: 'remove', path: rel, detail });
   gone.add(path);
   plan.writes.push(() => unlinkQuiet(path));
+}
+
+/** A folder out, as planRemoval a file: once the writes before it have emptied it. */
+function planRmdir({ repo, plan, gone }: Uninstall, rel: string, detail: string): void {
+  const path = join(repo, rel);
+  plan.steps.push({ action: 'remove', path: `${rel}/`, detail });
+  gone.add(path);
+  plan.writes.push(() => {
+    rmdirIfEmpty(path);
+  });
 }
 
 /** Our groups out of one registration file; the file itself goes when install created it and nothing else is in it. */
@@ -247,19 +257,15 @@ function noteKeptKit({ plan }: Uninstall, blocking: readonly OtherRegistration[]
  * The registration folders install created (.codex/, .gemini/), then the hook files' folders
  * deepest first, each when this run left it empty. Returns the folders removed.
  */
-function removeEmptiedRegistrationFolders({ repo, targetRels, manifest, plan, gone }: Uninstall, hookDirs: readonly string[]): string[] {
+function removeEmptiedRegistrationFolders(uninstall: Uninstall, hookDirs: readonly string[]): string[] {
+  const { repo, targetRels, manifest, gone } = uninstall;
   const emptied: string[] = [];
   const dirs = [...targetRels.map(dirOf).filter((dir) => dir !== '.claude'), ...[...hookDirs].sort((a, b) => b.split('/').length - a.split('/').length)];
   for (const dir of dirs) {
     if (!manifest?.created_dirs.includes(dir)) continue;
-    const path = join(repo, dir);
-    if (emptiedByThisRun(path, gone) !== true) continue;
-    plan.steps.push({ action: 'remove', path: `${dir}/`, detail: 'created by install, now empty' });
+    if (emptiedByThisRun(join(repo, dir), gone) !== true) continue;
+    planRmdir(uninstall, dir, 'created by install, now empty');
     emptied.push(dir);
-    gone.add(path);
-    plan.writes.push(() => {
-      rmdirIfEmpty(path);
-    });
   }
   return emptied;
 }
@@ -312,7 +318,8 @@ function removeSlashCommand(uninstall: Uninstall): void {
 }
 
 /** Folders: ours, and those install created, deepest first, each only when nothing else is in it. */
-function removeKitFolders({ repo, manifest, plan, gone }: Uninstall): void {
+function removeKitFolders(uninstall: Uninstall): void {
+  const { repo, manifest, plan, gone } = uninstall;
   const dirs = [...new Set([`${VENDORED_DIR}/lib`, VENDORED_DIR, ...(manifest?.created_dirs ?? [])])].sort(
     (a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a),
   );
@@ -322,11 +329,7 @@ function removeKitFolders({ repo, manifest, plan, gone }: Uninstall): void {
     const emptied = emptiedByThisRun(path, gone);
     if (emptied === undefined) continue;
     if (emptied) {
-      plan.steps.push({ action: 'remove', path: `${rel}/`, detail: rel.startsWith(VENDORED_DIR) ? 'vendored folder' : 'created by install, now empty' });
-      gone.add(path);
-      plan.writes.push(() => {
-        rmdirIfEmpty(path);
-      });
+      planRmdir(uninstall, rel, rel.startsWith(VENDORED_DIR) ? 'vendored folder' : 'created by install, now empty');
     } else if (rel === VENDORED_DIR || rel === `${VENDORED_DIR}/lib`) {
       plan.notes.push(`kept ${rel}/: it holds files install did not put there`);
     }
