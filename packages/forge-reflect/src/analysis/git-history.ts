@@ -526,8 +526,12 @@ function entryBase(h: History, cand: Candidate): Pick<SetAsideSignal, 'kind' | '
   return { kind: cand.kind, sha: c.sha, subject: subjectOf(c.message), at: iso(h.at(c)) };
 }
 
+function setAsideEntry(h: History, cand: Candidate, reason: ExclusionReason, detail: string, of: string | null): SetAsideSignal {
+  return { ...entryBase(h, cand), reason, detail, of };
+}
+
 function setAsideAs(h: History, cand: Candidate, reason: ExclusionReason, detail: string, of: string | null, lines = 0, blamed = false): Judged {
-  return { setAside: { ...entryBase(h, cand), reason, detail, of }, lines, blamed };
+  return { setAside: setAsideEntry(h, cand, reason, detail, of), lines, blamed };
 }
 
 /**
@@ -563,15 +567,7 @@ function collectOutcomes(h: History, screened: Screened, judged: ReadonlyMap<str
     const c = cand.commit;
     const stays = duplicateOf.get(c.sha);
     if (stays) {
-      setAside.push({
-        kind: cand.kind,
-        sha: c.sha,
-        subject: subjectOf(c.message),
-        at: iso(h.at(c)),
-        reason: 'duplicate',
-        detail: `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`,
-        of: stays,
-      });
+      setAside.push(setAsideEntry(h, cand, 'duplicate', `the same patch (paths reduced to base names) as ${stays.slice(0, 10)}, the copy that stays`, stays));
       continue;
     }
     const plan = h.plans.get(c.sha);

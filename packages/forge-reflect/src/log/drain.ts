@@ -330,10 +330,9 @@ function pickEvents(spool: string, listing: SpoolListing, now: number): { events
 }
 
 /** The segments to drain: the listed ones and the live log, sealed into one. */
-function sealLiveLogInto(spool: string, listing: SpoolListing, now: () => number): string[] {
+function segmentsToDrain(spool: string, listing: SpoolListing, now: () => number): string[] {
   const sealed = listing.liveLog ? sealLiveLog(spool, now()) : undefined;
-  if (sealed !== undefined) listing.segments.push(sealed);
-  return listing.segments;
+  return sealed === undefined ? listing.segments : [...listing.segments, sealed];
 }
 
 /** The log to write to: the caller's, or opened here; undefined when the database is busy (counted). */
@@ -509,7 +508,7 @@ export function drainSpool(stateDir: string, options: DrainOptions = {}): DrainC
   let list: DrainedList | undefined;
   try {
     counts.removedTemp = removeStaleTemps(spool, listing.temps, now());
-    const segments = sealLiveLogInto(spool, listing, now);
+    const segments = segmentsToDrain(spool, listing, now);
     if (events.length === 0 && segments.length === 0) return counts;
     const rules = options.rules ?? loadRedactionRules(stateDir, options.warn ?? warnOnStderr);
     const log = openLog(stateDir, options.log, counts);
